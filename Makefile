@@ -1,0 +1,62 @@
+# opafence — the two front-door commands are `make demo` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+OPA_STAMP := .tools/opa-path
+COVERAGE_MIN ?= 95
+
+.PHONY: setup demo test lint fmt rego-test pytest bench bundle clean
+
+setup: $(VENV)/.installed $(OPA_STAMP)
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+# Re-resolved on every run (cheap when the binary is there), so a stale path never sticks.
+$(OPA_STAMP): FORCE
+	@mkdir -p .tools
+	@tools/ensure-opa.sh > $@.tmp && mv $@.tmp $@
+FORCE:
+
+OPA = $(shell cat $(OPA_STAMP))
+export OPAFENCE_OPA_BIN = $(abspath $(OPA))
+
+demo: setup
+	$(VENV)/bin/opafence demo
+
+test: setup lint rego-test pytest
+
+lint: setup
+	$(VENV)/bin/ruff check adapter tests bench tools
+	$(VENV)/bin/ruff format --check adapter tests bench tools
+	$(VENV)/bin/mypy
+	$(OPA) fmt --fail --list rego bundles/org-example
+	$(OPA) check --strict rego
+	$(OPA) check --strict --schema rego/schemas rego
+	$(OPA) check --strict bundles/org-example
+
+fmt: setup
+	$(VENV)/bin/ruff format adapter tests bench tools
+	$(VENV)/bin/ruff check --fix adapter tests bench tools
+	$(OPA) fmt --write rego bundles/org-example
+
+rego-test: setup
+	$(OPA) test rego --coverage --format=json > .tools/coverage.json || { $(OPA) test rego -v | tail -50; exit 1; }
+	$(PY) tools/coverage_gate.py .tools/coverage.json $(COVERAGE_MIN)
+
+pytest: setup
+	$(VENV)/bin/pytest -q tests
+
+bench: setup
+	$(PY) bench/decision_latency.py
+
+bundle: setup
+	$(PY) -m opafence.bundle build --out dist/opafence-bundle.tar.gz
+
+clean:
+	rm -rf $(VENV) .tools dist build

@@ -1,0 +1,124 @@
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from opafence.config import Config, ConfigError, load_config
+from opafence.errors import BridgeError
+from opafence.host import Host, default_workspace
+from opafence.judge import Judge
+from opafence.opa.bridge import Bridge
+
+
+def _load(args: argparse.Namespace) -> Config:
+    return load_config(Path(args.config) if getattr(args, "config", None) else None)
+
+
+def batch_host(config: Config, unattended: bool) -> Host:
+    """The host replay and explain judge as: an attended interactive CLI unless --unattended."""
+    cwd = os.getcwd()
+    return Host(
+        auto_approve=unattended,
+        interactive=not unattended,
+        platform="replay",
+        workspace=tuple(default_workspace(config.workspace, cwd)),
+        cwd=cwd,
+    )
+
+
+def start_bridge(config: Config, state: Path | None = None) -> Bridge:
+    bridge = Bridge(config, state)
+    bridge.start()
+    return bridge
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from opafence.replay import replay
+
+    config = _load(args)
+    stream = sys.stdin if args.file in (None, "-") else open(args.file, encoding="utf-8")  # noqa: SIM115
+    scratch = None if args.state_dir else tempfile.TemporaryDirectory(prefix="opafence-replay-")
+    state = Path(args.state_dir) if args.state_dir else Path(scratch.name) if scratch else None
+    try:
+        bridge = start_bridge(config, state)
+    except BaseException:
+        if scratch:
+            scratch.cleanup()
+        raise
+    try:
+        host = batch_host(config, args.unattended)
+        judge = Judge(bridge, host, config)
+        for out in replay(judge, stream):
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    finally:
+        bridge.close()
+        if scratch:
+            scratch.cleanup()
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from opafence.doctor import run_doctor
+
+    code: int = run_doctor(Path(args.config) if args.config else None)
+    return code
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from opafence.demo import run_demo
+
+    code: int = run_demo(hermes=args.hermes)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="opafence", description="Task-scoped authorization for Hermes Agent.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("replay", help="judge recorded transcripts (JSON lines) against the policy")
+    r.add_argument("file", nargs="?", help="JSON lines file, or - for standard input (default)")
+    r.add_argument("--unattended", action="store_true", help="judge as a host where nobody can answer an ask")
+    r.add_argument(
+        "--config", help="config file (default: $OPAFENCE_CONFIG or $HERMES_HOME/opafence/config.yaml)"
+    )
+    r.add_argument("--state-dir", help="where the replay's OPA keeps its files (default: a private temp dir)")
+    r.set_defaults(func=cmd_replay)
+
+    d = sub.add_parser("doctor", help="check the opa binary, the state directory, OPA and a test decision")
+    d.add_argument("--config")
+    d.set_defaults(func=cmd_doctor)
+
+    m = sub.add_parser("demo", help="the offline demo: a prompt-injected inbox task, judged")
+    m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
+    m.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except ConfigError as e:
+        print(f"opafence: configuration error: {e}", file=sys.stderr)
+        return 2
+    except BridgeError as e:
+        print(f"opafence: {e.code}: {e.sentence()}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

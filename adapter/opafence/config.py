@@ -1,0 +1,202 @@
+"""The user's configuration: one YAML file, validated; a typo is an error that names the key.
+
+`$HERMES_HOME/opafence/config.yaml` (or `$OPAFENCE_CONFIG`), with `OPAFENCE_<KEY>`
+environment variables overriding single top-level keys. Read once at start."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from opafence.paths import state_dir
+
+Mode = Literal["enforce", "monitor", "strict"]
+RiskClass = Literal[
+    "READ",
+    "LOCAL_WRITE",
+    "DELETE",
+    "EXECUTION",
+    "COMMUNICATION",
+    "EXTERNAL_WRITE",
+    "FINANCIAL",
+    "PERMISSION_CHANGE",
+    "MEMORY_WRITE",
+    "SELF_MODIFICATION",
+    "UNKNOWN",
+]
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the file and the key."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class OpaConfig(Strict):
+    binary: str | None = None
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    url: str | None = None
+    token_file: str | None = None
+    timeout_ms: int = Field(default=250, ge=10, le=60_000)
+    start_timeout_s: float = Field(default=20.0, gt=0, le=300)
+
+    @field_validator("url")
+    @classmethod
+    def _url_scheme(cls, v: str | None) -> str | None:
+        if v is not None and not v.startswith(
+            ("https://", "unix://", "http://127.0.0.1", "http://localhost")
+        ):
+            raise ValueError("must be https://…, unix://… or a loopback http:// URL")
+        return v
+
+
+class ToolMapping(Strict):
+    classes: list[RiskClass] = Field(min_length=1)
+
+
+class Override(Strict):
+    tool: str = Field(min_length=1)
+    class_: str = Field(default="*", alias="class")
+    verdict: Literal["block", "ask", "allow"]
+    reason: str = ""
+
+
+class CompilerConfig(Strict):
+    kind: Literal["rules", "llm"] = "rules"
+
+
+class OrgBundle(Strict):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    path: str | None = None
+    url: str | None = None
+    required: bool = True
+
+
+class BudgetsConfig(Strict):
+    max_calls: int | None = Field(default=None, ge=1)
+    max_external_writes: int | None = Field(default=None, ge=0)
+    max_distinct_files: int | None = Field(default=None, ge=1)
+
+
+class Config(Strict):
+    mode: Mode = "enforce"
+    workspace: list[str] = Field(default_factory=list)
+    tools: dict[str, ToolMapping] = Field(default_factory=dict)
+    overrides: list[Override] = Field(default_factory=list)
+    unattended_ask: Literal["block", "allow"] = "block"
+    opa: OpaConfig = Field(default_factory=OpaConfig)
+    compiler: CompilerConfig = Field(default_factory=CompilerConfig)
+    org_bundles: list[OrgBundle] = Field(default_factory=list)
+    budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
+    task_idle_hours: float = Field(default=12.0, gt=0)
+    protected_paths: list[str] = Field(default_factory=list)
+    host_id: str | None = None
+
+    def to_opa_data(self) -> dict[str, Any]:
+        """data.config as Rego sees it (rego/schemas/config.jsonschema)."""
+        return {
+            "schema_version": 1,
+            "mode": self.mode,
+            "unattended_ask": self.unattended_ask,
+            "tools": {name: {"classes": list(m.classes)} for name, m in self.tools.items()},
+            "overrides": [
+                {"tool": o.tool, "class": o.class_, "verdict": o.verdict, "reason": o.reason}
+                for o in self.overrides
+            ],
+            "protected_paths": [str(Path(p).expanduser()) for p in self.protected_paths],
+        }
+
+
+def _split_list(value: str) -> list[str]:
+    return [p.strip() for p in value.split(",") if p.strip()]
+
+
+def _org_bundles_from_env(value: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(_split_list(value)):
+        key = "url" if item.startswith(("http://", "https://")) else "path"
+        out.append({"name": f"org{i}", key: item})
+    return out
+
+
+# OPAFENCE_<KEY> → (dotted config key, converter). Anything else starting with OPAFENCE_ is a typo.
+ENV_KEYS: dict[str, tuple[str, Any]] = {
+    "OPAFENCE_MODE": ("mode", str),
+    "OPAFENCE_WORKSPACE": ("workspace", _split_list),
+    "OPAFENCE_UNATTENDED_ASK": ("unattended_ask", str),
+    "OPAFENCE_OPA_BIN": ("opa.binary", str),
+    "OPAFENCE_OPA_URL": ("opa.url", str),
+    "OPAFENCE_OPA_TOKEN_FILE": ("opa.token_file", str),
+    "OPAFENCE_ORG_BUNDLES": ("org_bundles", _org_bundles_from_env),
+    "OPAFENCE_HOST_ID": ("host_id", str),
+}
+ENV_OTHER = {"OPAFENCE_CONFIG"}
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    explicit = env.get("OPAFENCE_CONFIG")
+    return Path(explicit).expanduser() if explicit else state_dir() / "config.yaml"
+
+
+def _describe(err: ValidationError, source: str) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key '{key}'")
+        else:
+            lines.append(f"{source}: {key}: {e['msg']}")
+    return "; ".join(lines)
+
+
+def parse_config(raw: Any, source: str, env: Mapping[str, str] | None = None) -> Config:
+    """Validate a loaded YAML document plus environment overrides."""
+    env = os.environ if env is None else env
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of keys, not {type(raw).__name__}")
+    data: dict[str, Any] = dict(raw)
+    for name, value in env.items():
+        if not name.startswith("OPAFENCE_") or name in ENV_OTHER:
+            continue
+        if name not in ENV_KEYS:
+            raise ConfigError(f"environment: unknown variable {name} (known: {', '.join(sorted(ENV_KEYS))})")
+        key, convert = ENV_KEYS[name]
+        head, _, tail = key.partition(".")
+        if tail:
+            section = data.get(head) or {}
+            if not isinstance(section, dict):
+                raise ConfigError(f"{source}: {head}: must be a mapping")
+            data[head] = {**section, tail: convert(value)}
+        else:
+            data[head] = convert(value)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_describe(e, source)) from None
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Read and validate the config file; a missing file means the defaults."""
+    env = os.environ if env is None else env
+    path = path or config_path(env)
+    raw: Any = None
+    if path.exists():
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    elif "OPAFENCE_CONFIG" in env:
+        raise ConfigError(f"{path}: OPAFENCE_CONFIG names a file that does not exist")
+    return parse_config(raw, str(path), env)

@@ -1,0 +1,94 @@
+"""Judge tool calls for a task the way the plugin does: compile, push, facts, decide.
+
+Shared by `replay`, `explain` and `demo`, so they exercise the same compiler, facts and OPA
+path as the Hermes plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from opafence.config import Config
+from opafence.decision import Decision, block
+from opafence.errors import BridgeError
+from opafence.facts import build_facts
+from opafence.host import Host
+from opafence.inputs import decision_input, facts_context
+from opafence.intent import compile_message
+from opafence.opa.bridge import Bridge
+from opafence.policy import TaskPolicy, fallback_policy
+from opafence.session import SessionFacts
+
+
+@dataclass
+class TaskState:
+    key: str
+    policy: TaskPolicy
+    session: SessionFacts = field(default_factory=SessionFacts)
+    messages: int = 0
+
+
+@dataclass
+class Judged:
+    tool: str
+    decision: Decision
+    facts: dict[str, Any]
+    input: dict[str, Any]
+
+
+class Judge:
+    def __init__(self, bridge: Bridge, host: Host, config: Config) -> None:
+        self.bridge = bridge
+        self.host = host
+        self.config = config
+
+    def open_task(self, key: str, message: str, owner: str = "") -> TaskState:
+        state = TaskState(key=key, policy=fallback_policy(key, owner))
+        self.add_message(state, message)
+        return state
+
+    def add_message(self, state: TaskState, message: str) -> TaskPolicy:
+        state.messages += 1
+        try:
+            policy = compile_message(
+                message,
+                task=state.key,
+                host=self.host,
+                owner=state.policy.owner,
+                previous=state.policy if state.messages > 1 else None,
+                message_index=state.messages,
+                config=self.config.compiler,
+            )
+        except Exception:
+            policy = fallback_policy(state.key, state.policy.owner)
+            policy.revision = state.policy.revision + 1
+        state.policy = policy
+        self.bridge.put_task(state.key, policy.to_opa_data())
+        return policy
+
+    def judge(
+        self,
+        state: TaskState,
+        tool: str,
+        args: Mapping[str, Any],
+        call_id: str = "",
+        assume_executed: bool = True,
+    ) -> Judged:
+        """Decide one call. Replay treats every judged call as executed (the transcript ran)."""
+        try:
+            facts = build_facts(tool, args, facts_context(self.host))
+            doc = decision_input(state.key, tool, args, call_id, state.session, self.host, facts)
+        except Exception as e:
+            err = BridgeError("FACTS_ERROR", type(e).__name__)
+            return Judged(tool, block(err.code, err.detail), {}, {})
+        decision = self.bridge.decide(doc)
+        session = state.session
+        source = session.untrusted_source(tool, facts, self.host.workspace)
+        session.record_decision(tool, decision, untrusted=bool(source))
+        if assume_executed:
+            session.record_execution(tool, facts, decision.classes, self.host.workspace)
+        return Judged(tool, decision, facts, doc)
+
+    def close_task(self, state: TaskState) -> None:
+        self.bridge.delete_task(state.key)

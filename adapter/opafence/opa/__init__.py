@@ -1,0 +1,1 @@
+"""Finding, starting and talking to the local OPA."""

@@ -1,0 +1,88 @@
+"""Find the opa binary once, at start, and check its version (and optionally its SHA-256)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from opafence.errors import BridgeError
+
+PINNED_VERSION = "1.22.3"
+
+
+@dataclass(frozen=True)
+class OpaBinary:
+    path: Path
+    version: str
+    sha256: str
+
+
+def _project_tools_bin() -> Path:
+    # adapter/opafence/opa/binary.py -> repo root
+    return Path(__file__).resolve().parents[3] / ".tools" / "bin" / "opa"
+
+
+def candidates(configured: str | None) -> list[tuple[str, Path]]:
+    """Where to look, in order: $OPAFENCE_OPA_BIN, config opa.binary, .tools/bin/opa, PATH."""
+    out: list[tuple[str, Path]] = []
+    env = os.environ.get("OPAFENCE_OPA_BIN")
+    if env:
+        out.append(("OPAFENCE_OPA_BIN", Path(env).expanduser()))
+    if configured:
+        out.append(("config opa.binary", Path(configured).expanduser()))
+    out.append(("project .tools/bin", _project_tools_bin()))
+    found = shutil.which("opa")
+    if found:
+        out.append(("PATH", Path(found)))
+    return out
+
+
+def read_version(path: Path) -> str:
+    proc = subprocess.run(
+        [str(path), "version"], capture_output=True, text=True, timeout=15, env={}, check=False
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip()
+    raise BridgeError("OPA_NOT_FOUND", f"{path} does not report an OPA version")
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def resolve(configured: str | None = None, pinned_sha256: str | None = None) -> OpaBinary:
+    """The first usable candidate, as an absolute path; explicit choices must be usable."""
+    problems: list[str] = []
+    for origin, path in candidates(configured):
+        explicit = origin not in {"PATH", "project .tools/bin"}
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            if explicit:
+                raise BridgeError("OPA_NOT_FOUND", f"{origin} names {path}, which is not an executable file")
+            continue
+        real = path.resolve()
+        try:
+            version = read_version(real)
+        except (OSError, subprocess.SubprocessError) as e:
+            problems.append(f"{real}: {e}")
+            continue
+        if version != PINNED_VERSION:
+            msg = f"{origin} {real} is opa {version}, opafence needs {PINNED_VERSION}"
+            if explicit:
+                raise BridgeError("OPA_NOT_FOUND", msg)
+            problems.append(msg)
+            continue
+        digest = file_sha256(real)
+        if pinned_sha256 and digest.lower() != pinned_sha256.lower():
+            raise BridgeError("OPA_NOT_FOUND", f"{real} has SHA-256 {digest}, config pins {pinned_sha256}")
+        return OpaBinary(path=real, version=version, sha256=digest)
+    detail = "; ".join(problems) if problems else f"no opa {PINNED_VERSION} on PATH or in .tools/bin"
+    raise BridgeError("OPA_NOT_FOUND", detail)

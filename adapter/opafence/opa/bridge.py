@@ -1,0 +1,214 @@
+"""The fail-closed bridge between opafence and OPA.
+
+It owns the local OPA (or the address of a remote one), pushes data.config and every live
+task, asks for decisions, and turns every failure into a block. When a local OPA dies it is
+restarted with backoff, config and tasks are pushed again, and until then every decision is
+a block (OPA_UNAVAILABLE)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import ValidationError
+
+from opafence.config import Config
+from opafence.decision import Decision, block
+from opafence.errors import BridgeError
+from opafence.opa.binary import resolve
+from opafence.opa.client import Endpoint, OpaClient
+from opafence.opa.server import LocalOpa
+from opafence.paths import state_dir
+
+log = logging.getLogger("opafence.bridge")
+
+DECISION_PATH = "/v1/data/opafence/decision?strict-builtin-errors=true"
+BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+
+
+def task_path(key: str) -> str:
+    return "/v1/data/tasks/" + quote(key, safe="")
+
+
+class Bridge:
+    """Thread-safe. decide() never raises; setup methods raise BridgeError."""
+
+    def __init__(self, config: Config, state: Path | None = None) -> None:
+        self.config = config
+        self.state = state or state_dir()
+        self.timeout_s = config.opa.timeout_ms / 1000.0
+        self.local: LocalOpa | None = None
+        self.client: OpaClient | None = None
+        self.remote = config.opa.url is not None
+        self.restarts = 0
+        self.last_error: BridgeError | None = None
+        self._tasks: dict[str, dict[str, Any]] = {}
+        self._lock = threading.RLock()
+        self._ready = threading.Event()
+        self._closing = False
+        self._supervisor: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start (or reach) OPA, push the config; raise BridgeError when that fails."""
+        if self.remote:
+            self._start_remote()
+        else:
+            self._start_local()
+        self._push_all()
+        self._ready.set()
+        if self.local is not None:
+            self._supervisor = threading.Thread(
+                target=self._supervise, name="opafence-opa-supervisor", daemon=True
+            )
+            self._supervisor.start()
+
+    def _start_remote(self) -> None:
+        url = self.config.opa.url or ""
+        token_file = self.config.opa.token_file
+        if not token_file:
+            raise BridgeError(
+                "OPA_START_FAILED", "remote OPA needs OPAFENCE_OPA_TOKEN_FILE (or opa.token_file)"
+            )
+        try:
+            token = Path(token_file).expanduser().read_text(encoding="utf-8").strip()
+        except OSError as e:
+            raise BridgeError(
+                "OPA_START_FAILED", f"cannot read the token file {token_file}: {e.strerror}"
+            ) from None
+        if not token:
+            raise BridgeError("OPA_START_FAILED", f"the token file {token_file} is empty")
+        self.client = OpaClient(Endpoint.parse(url), token, self.timeout_s)
+
+    def _start_local(self) -> None:
+        binary = resolve(self.config.opa.binary, self.config.opa.sha256)
+        self.local = LocalOpa(binary, self.state, self.config.opa.start_timeout_s)
+        self.local.start()
+        self.client = OpaClient(self.local.endpoint(), self.local.token, self.timeout_s)
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        # The first evaluation compiles the query; do it before any real call is timed.
+        assert self.client is not None
+        with contextlib.suppress(BridgeError):
+            self.client.request("POST", DECISION_PATH, {"input": {}}, timeout_s=10.0)
+
+    def close(self) -> None:
+        self._closing = True
+        self._ready.clear()
+        if self.client is not None:
+            self.client.close()
+        if self.local is not None:
+            self.local.stop()
+
+    def _supervise(self) -> None:
+        while not self._closing:
+            local = self.local
+            if local is None:
+                return
+            code = local.wait()
+            if self._closing:
+                return
+            self._ready.clear()
+            log.warning("OPA exited (code %s); restarting", code)
+            self._restart()
+
+    def _restart(self) -> None:
+        attempt = 0
+        while not self._closing:
+            delay = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+            time.sleep(delay)
+            attempt += 1
+            try:
+                assert self.local is not None
+                self.local.start()
+                with self._lock:
+                    old = self.client
+                    self.client = OpaClient(self.local.endpoint(), self.local.token, self.timeout_s)
+                    if old is not None:
+                        old.close()
+                self._warm_up()
+                self._push_all()
+            except BridgeError as e:
+                self.last_error = e
+                log.warning("OPA restart attempt %d failed: %s", attempt, e)
+                continue
+            self.restarts += 1
+            self._ready.set()
+            return
+
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set()
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        return self._ready.wait(timeout_s)
+
+    # --- data ------------------------------------------------------------------------------
+
+    def _client(self) -> OpaClient:
+        client = self.client
+        if client is None:
+            raise BridgeError("OPA_UNAVAILABLE", "opafence has not started OPA")
+        return client
+
+    def _push_all(self) -> None:
+        with self._lock:
+            client = self._client()
+            client.request_json("PUT", "/v1/data/config", self.config.to_opa_data(), timeout_s=5.0)
+            for key, data in self._tasks.items():
+                client.request_json("PUT", task_path(key), data, timeout_s=5.0)
+
+    def put_task(self, key: str, data: dict[str, Any]) -> None:
+        """Remember the task and push it; raises BridgeError if OPA did not take it."""
+        with self._lock:
+            self._tasks[key] = data
+            if self._ready.is_set():
+                self._client().request_json("PUT", task_path(key), data, timeout_s=2.0)
+
+    def delete_task(self, key: str) -> None:
+        with self._lock:
+            self._tasks.pop(key, None)
+            if self._ready.is_set():
+                with contextlib.suppress(BridgeError):
+                    self._client().request_json("DELETE", task_path(key), timeout_s=2.0)
+
+    def task_keys(self) -> list[str]:
+        with self._lock:
+            return list(self._tasks)
+
+    # --- decisions -------------------------------------------------------------------------
+
+    def query(self, doc: dict[str, Any], params: str = "") -> dict[str, Any]:
+        """The raw OPA answer for a decision input; raises BridgeError on any failure."""
+        if not self._ready.is_set():
+            detail = "OPA is restarting" if self.local is not None else "OPA is not started"
+            raise BridgeError("OPA_UNAVAILABLE", detail)
+        answer = self._client().request_json("POST", DECISION_PATH + params, {"input": doc})
+        if not isinstance(answer, dict):
+            raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
+        if "result" not in answer:
+            raise BridgeError("OPA_UNDEFINED")
+        return answer
+
+    def decide(self, doc: dict[str, Any]) -> Decision:
+        """allow / ask / block for one decision input. Never raises: failures are blocks."""
+        try:
+            result = self.query(doc)["result"]
+            return Decision.model_validate(result)
+        except BridgeError as e:
+            self.last_error = e
+            return block(e.code, e.detail)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "result"
+            return block("OPA_BAD_RESULT", f"{where}: {first['msg']}")
+        except Exception as e:
+            log.exception("unexpected error in decide")
+            return block("BRIDGE_ERROR", type(e).__name__)

@@ -1,0 +1,184 @@
+"""One local OPA per host process: started on a private unix socket, behind a watchdog.
+
+OPA runs with telemetry off, a scrubbed environment (Rego can read OPA's environment, and
+Hermes' API keys must not be there), token authentication and a generated system.authz
+module. Our Rego is loaded as a bundle with roots ["opafence"]; the authz module is a plain
+file. The watchdog (watchdog.py) stops OPA when this process goes away, however it goes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from opafence.errors import BridgeError
+from opafence.opa.authz import authz_module, new_token
+from opafence.opa.binary import OpaBinary
+from opafence.opa.client import Endpoint, OpaClient
+from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
+from opafence.rego_files import stage_bundle
+
+WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
+
+
+def opa_config(bundle_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """OPA's own configuration: our bundle from disk (plus whatever later issues add)."""
+    cfg: dict[str, Any] = {
+        "bundles": {"opafence": {"resource": bundle_dir.as_uri(), "persist": False}},
+    }
+    for key, value in (extra or {}).items():
+        if isinstance(value, dict) and isinstance(cfg.get(key), dict):
+            cfg[key] = {**cfg[key], **value}
+        else:
+            cfg[key] = value
+    return cfg
+
+
+class LocalOpa:
+    """A supervised-from-outside OPA process. start() returns once OPA answers decisions."""
+
+    def __init__(
+        self,
+        binary: OpaBinary,
+        state: Path,
+        start_timeout_s: float = 20.0,
+        extra_config: dict[str, Any] | None = None,
+    ) -> None:
+        self.binary = binary
+        self.state = ensure_private_dir(state)
+        self.run_dir = runtime_dir(self.state)
+        self.socket_path = self.run_dir / "opa.sock"
+        self.start_timeout_s = start_timeout_s
+        self.extra_config = extra_config or {}
+        self.log_path = self.state / "opa.log"
+        self.token = ""
+        self.revision = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._lifeline: IO[bytes] | None = None
+
+    def endpoint(self) -> Endpoint:
+        return Endpoint(socket_path=str(self.socket_path))
+
+    def _write_files(self) -> list[str]:
+        bundle_dir = self.state / "bundle"
+        self.revision = stage_bundle(bundle_dir)
+        authz = self.run_dir / "authz.rego"
+        write_private_file(authz, authz_module(self.token))
+        cfg_path = self.run_dir / "opa-config.json"
+        write_private_file(cfg_path, json.dumps(opa_config(bundle_dir, self.extra_config)))
+        return [
+            str(self.binary.path),
+            "run",
+            "--server",
+            # --disable-telemetry is what DESIGN.md names; 1.22 also spells it --skip-version-check.
+            "--disable-telemetry",
+            "--skip-version-check",
+            "--addr",
+            f"unix://{self.socket_path}",
+            "--unix-socket-perm",
+            "600",
+            "--authentication=token",
+            "--authorization=basic",
+            "--log-level",
+            "error",
+            "--config-file",
+            str(cfg_path),
+            str(authz),
+        ]
+
+    def start(self) -> None:
+        self.stop()
+        self.token = new_token()
+        with contextlib.suppress(FileNotFoundError):
+            self.socket_path.unlink()
+        argv = self._write_files()
+        log = self.log_path.open("ab")
+        os.chmod(self.log_path, 0o600)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(WATCHDOG), *argv],
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=log,
+                env={},
+                close_fds=True,
+                start_new_session=True,
+                cwd=str(self.run_dir),
+            )
+        except OSError as e:
+            raise BridgeError("OPA_START_FAILED", f"cannot run {self.binary.path}: {e.strerror}") from None
+        finally:
+            log.close()
+        self._lifeline = self.proc.stdin
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        client = OpaClient(self.endpoint(), self.token, timeout_s=2.0)
+        deadline = time.monotonic() + self.start_timeout_s
+        last = "no answer yet"
+        try:
+            while time.monotonic() < deadline:
+                if self.proc is None or self.proc.poll() is not None:
+                    raise BridgeError("OPA_START_FAILED", f"opa exited at start: {self.log_tail()}")
+                if self.socket_path.exists():
+                    try:
+                        status, body = client.request("GET", "/health?bundles")
+                        if status == 200:
+                            return
+                        last = f"HTTP {status} {body[:120]!r}"
+                    except BridgeError as e:
+                        last = e.detail
+                time.sleep(0.02)
+        finally:
+            client.close()
+        self.stop()
+        raise BridgeError("OPA_START_FAILED", f"not ready after {self.start_timeout_s:.0f} s ({last})")
+
+    def log_tail(self, n: int = 5) -> str:
+        try:
+            lines = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return "(no log)"
+        return " | ".join(line.strip() for line in lines[-n:]) or "(empty log)"
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def wait(self) -> int:
+        """Block until the watchdog (and so OPA) exits; return its exit code."""
+        proc = self.proc
+        return proc.wait() if proc is not None else 0
+
+    def opa_pid(self) -> int | None:
+        """The OPA process itself (the watchdog's child), where /proc tells."""
+        if self.proc is None:
+            return None
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        try:
+            pids = children.read_text().split()
+        except OSError:
+            return None
+        return int(pids[0]) if pids else None
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if self._lifeline is not None:
+            with contextlib.suppress(OSError):
+                self._lifeline.close()
+            self._lifeline = None
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

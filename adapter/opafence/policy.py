@@ -1,0 +1,119 @@
+"""The TaskPolicy: what one task (a Hermes session) may do, compiled from its owner's words.
+
+`to_opa_data()` is the `data.tasks[task]` entry that Rego enforces
+(rego/schemas/tasks.jsonschema, definitions.task)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+GrantClass = Literal[
+    "READ",
+    "LOCAL_WRITE",
+    "DELETE",
+    "EXECUTION",
+    "COMMUNICATION",
+    "EXTERNAL_WRITE",
+    "FINANCIAL",
+    "PERMISSION_CHANGE",
+    "MEMORY_WRITE",
+    "SELF_MODIFICATION",
+]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Grant(Model):
+    id: str
+    class_: GrantClass = Field(alias="class")
+    capability: str = ""
+    tools: list[str] = Field(default_factory=list)
+    recipients: list[str] = Field(default_factory=list)
+    domains: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+    commands: list[str] = Field(default_factory=list)
+    workspace: bool = False
+    evidence: str = Field(min_length=1)
+    message: int = 1
+    max_calls: int | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Prohibition(Model):
+    id: str
+    classes: list[str]
+    egress: bool = False
+    keywords: list[str] = Field(default_factory=list)
+    evidence: str
+    message: int = 1
+
+
+class Bounds(Model):
+    domains: list[str] = Field(default_factory=list)
+    recipients: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+
+
+class Budgets(Model):
+    max_calls: int | None = None
+    max_external_writes: int | None = None
+    max_distinct_files: int | None = None
+
+
+class DroppedGrant(Model):
+    """A grant hardening refused, and why (kept for --explain, not sent to OPA)."""
+
+    grant: dict[str, Any]
+    reason: str
+
+
+class TaskPolicy(Model):
+    schema_version: int = SCHEMA_VERSION
+    task: str
+    revision: int = Field(default=1, ge=1)
+    owner: str = ""
+    instruction: str = ""
+    purpose: str = ""
+    compiled_by: Literal["rules", "llm", "fallback"] = "fallback"
+    read_only: bool = False
+    grants: list[Grant] = Field(default_factory=list)
+    prohibitions: list[Prohibition] = Field(default_factory=list)
+    bounds: Bounds = Field(default_factory=Bounds)
+    budgets: Budgets = Field(default_factory=Budgets)
+    dropped: list[DroppedGrant] = Field(default_factory=list)
+    created_at: str = Field(default_factory=_now)
+    updated_at: str = Field(default_factory=_now)
+
+    def to_opa_data(self) -> dict[str, Any]:
+        """The data.tasks entry: everything Rego needs, nothing it does not (no instruction text)."""
+        return {
+            "schema_version": self.schema_version,
+            "task": self.task,
+            "revision": self.revision,
+            "owner": self.owner,
+            "compiled_by": self.compiled_by,
+            "read_only": self.read_only,
+            "grants": [g.model_dump(by_alias=True) for g in self.grants],
+            "prohibitions": [p.model_dump() for p in self.prohibitions],
+            "bounds": self.bounds.model_dump(),
+            "budgets": self.budgets.model_dump(),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+
+def fallback_policy(task: str, owner: str = "", budgets: Budgets | None = None) -> TaskPolicy:
+    """Read-only: what a task gets when nothing (or nothing trustworthy) was compiled."""
+    return TaskPolicy(task=task, owner=owner, compiled_by="fallback", budgets=budgets or Budgets())

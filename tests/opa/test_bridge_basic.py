@@ -1,0 +1,70 @@
+"""The bridge against the real opa binary: start, push, decide, lock-down of the API."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from opafence.host import Host
+from opafence.inputs import decision_input
+from opafence.opa.bridge import Bridge
+from opafence.opa.client import OpaClient
+from opafence.policy import fallback_policy
+from opafence.session import SessionFacts
+
+HOST = Host(auto_approve=False, interactive=True, platform="cli", workspace=("/ws",), cwd="/ws")
+
+
+def decide(bridge: Bridge, tool: str, args: dict[str, object], host: Host = HOST) -> str:
+    bridge.put_task("t1", fallback_policy("t1").to_opa_data())
+    return bridge.decide(decision_input("t1", tool, args, "c1", SessionFacts(), host)).verdict
+
+
+def test_read_allows_unknown_asks(bridge: Bridge) -> None:
+    assert decide(bridge, "read_file", {"path": "/ws/a.txt"}) == "allow"
+    assert decide(bridge, "some_new_tool", {}) == "ask"
+
+
+def test_unattended_ask_becomes_block(bridge: Bridge) -> None:
+    host = Host(auto_approve=True, interactive=False, platform="cron")
+    bridge.put_task("t1", fallback_policy("t1").to_opa_data())
+    d = bridge.decide(decision_input("t1", "some_new_tool", {}, "", SessionFacts(), host))
+    assert d.verdict == "block"
+    assert d.reasons[0].code == "NOBODY_TO_ASK"
+
+
+def test_socket_and_dirs_are_private(bridge: Bridge) -> None:
+    assert bridge.local is not None
+    sock = bridge.local.socket_path
+    assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(sock.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(bridge.state).st_mode) == 0o700
+
+
+def test_api_is_locked_down(bridge: Bridge) -> None:
+    assert bridge.local is not None
+    good = OpaClient(bridge.local.endpoint(), bridge.local.token, 2.0)
+    bad = OpaClient(bridge.local.endpoint(), "not-the-token", 2.0)
+    try:
+        # Wrong token: nothing, not even the decision.
+        assert bad.request("POST", "/v1/data/opafence/decision", {"input": {}})[0] == 401
+        # Right token: no policy API, no ad-hoc queries, no writes outside tasks/config.
+        assert good.request("GET", "/v1/policies")[0] == 401
+        assert good.request("POST", "/v1/query", {"query": "data"})[0] == 401
+        assert good.request("PUT", "/v1/data/opafence/x", {})[0] == 401
+        assert good.request("PUT", "/v1/data/system/authz", {})[0] == 401
+        assert good.request("GET", "/v1/data/tasks")[0] == 401
+        assert good.request("PUT", "/v1/data/tasks/x", {"a": 1})[0] == 204
+    finally:
+        good.close()
+        bad.close()
+
+
+def test_opa_environment_is_scrubbed(bridge: Bridge) -> None:
+    assert bridge.local is not None
+    pid = bridge.local.opa_pid()
+    assert pid is not None
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        assert f.read() == b""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        assert bridge.local.token.encode() not in f.read()
