@@ -41,7 +41,9 @@ def test_decision(bridge: Bridge) -> tuple[bool, str]:
     bridge.put_task(key, fallback_policy(key).to_opa_data())
     try:
         host = Host(auto_approve=True, interactive=False, platform="doctor")
-        read = bridge.decide(decision_input(key, "read_file", {"path": "README.md"}, "", SessionFacts(), host))
+        read = bridge.decide(
+            decision_input(key, "read_file", {"path": "README.md"}, "", SessionFacts(), host)
+        )
         unknown = bridge.decide(decision_input(key, "doctor_unknown_tool", {}, "", SessionFacts(), host))
     finally:
         bridge.delete_task(key)
@@ -65,7 +67,9 @@ def run_doctor(config_file: Path | None = None) -> int:
     else:
         try:
             binary = resolve(config.opa.binary, config.opa.sha256)
-            _line(True, "opa binary", f"{binary.path} (version {binary.version}, sha256 {binary.sha256[:12]}…)")
+            _line(
+                True, "opa binary", f"{binary.path} (version {binary.version}, sha256 {binary.sha256[:12]}…)"
+            )
         except BridgeError as e:
             _line(False, "opa binary", e.sentence())
             return 1

@@ -114,9 +114,10 @@ sorted(rs) := [r | some r in rs]
 
 # --- nobody to answer an ask ----------------------------------------------------------------
 
-unattended if input.host.auto_approve == true
+# Only an explicit false means somebody can answer; anything else is unattended.
+attended if input.host.auto_approve == false
 
-unattended if not is_boolean(input.host.auto_approve)
+unattended if not attended
 
 # METADATA
 # title: NOBODY_TO_ASK

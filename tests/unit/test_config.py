@@ -52,7 +52,11 @@ def test_env_overrides_single_keys() -> None:
     cfg = parse_config(
         {"mode": "enforce", "opa": {"timeout_ms": 100}},
         "x.yaml",
-        env={"OPAFENCE_MODE": "strict", "OPAFENCE_OPA_BIN": "/opt/opa", "OPAFENCE_ORG_BUNDLES": "a.tar.gz, https://b/x"},
+        env={
+            "OPAFENCE_MODE": "strict",
+            "OPAFENCE_OPA_BIN": "/opt/opa",
+            "OPAFENCE_ORG_BUNDLES": "a.tar.gz, https://b/x",
+        },
     )
     assert cfg.mode == "strict"
     assert cfg.opa.binary == "/opt/opa" and cfg.opa.timeout_ms == 100

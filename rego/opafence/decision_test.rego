@@ -1,0 +1,149 @@
+package opafence_test
+
+import data.opafence
+
+read_call := {"tool": "read_file", "args": {"path": "/ws/a"}, "id": "c1"}
+
+unknown_call := {"tool": "mystery_tool", "args": {}, "id": "c2"}
+
+attended := {"auto_approve": false, "interactive": true, "platform": "cli"}
+
+unattended := {"auto_approve": true, "interactive": false, "platform": "cron"}
+
+task := {
+	"schema_version": 1, "task": "t", "revision": 1, "compiled_by": "fallback", "read_only": false,
+	"grants": [], "prohibitions": [], "bounds": {}, "budgets": {},
+}
+
+inp(call, host) := {"task": "t", "call": call, "facts": {}, "session": {}, "host": host}
+
+test_success_read_allows if {
+	d := opafence.decision with input as inp(read_call, attended) with data.tasks.t as task
+	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null}
+}
+
+test_unknown_asks_when_attended if {
+	d := opafence.decision with input as inp(unknown_call, attended) with data.tasks.t as task
+	d.verdict == "ask"
+	d.reasons[0].code == "UNKNOWN_TOOL"
+	d.reasons[0].source == "task"
+}
+
+test_fail_unknown_blocks_when_nobody_can_answer if {
+	d := opafence.decision with input as inp(unknown_call, unattended) with data.tasks.t as task
+	d.verdict == "block"
+	[r.code | some r in d.reasons] == ["NOBODY_TO_ASK", "UNKNOWN_TOOL"]
+}
+
+test_fail_missing_auto_approve_counts_as_unattended if {
+	d := opafence.decision with input as inp(unknown_call, {}) with data.tasks.t as task
+	d.verdict == "block"
+}
+
+test_unattended_ask_allowed_by_config if {
+	d := opafence.decision with input as inp(unknown_call, unattended)
+		with data.tasks.t as task
+		with data.config as {"unattended_ask": "allow"}
+	d.verdict == "ask"
+}
+
+test_fail_strict_mode_blocks_unknown if {
+	d := opafence.decision with input as inp(unknown_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "strict"}
+	d.verdict == "block"
+	d.reasons[0].code == "UNKNOWN_TOOL"
+}
+
+test_fail_org_deny_blocks_a_read if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.org.agent.deny as {{"code": "ORG_NO_READ", "message": "no reading here"}}
+	d.verdict == "block"
+	d.reasons == [{"code": "ORG_NO_READ", "message": "no reading here", "source": "org"}]
+}
+
+test_org_ask_asks if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.org.agent.ask as {{"code": "ORG_CHECK", "message": "check"}}
+	d.verdict == "ask"
+	d.reasons[0].source == "org"
+}
+
+test_fail_malformed_org_reason_blocks if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.org.agent.ask as {"not a reason"}
+	d.verdict == "block"
+	d.reasons[0].code == "ORG_BAD_REASON"
+}
+
+test_block_beats_ask if {
+	d := opafence.decision with input as inp(unknown_call, attended)
+		with data.tasks.t as task
+		with data.org.agent.deny as {{"code": "ORG_X", "message": "x"}}
+	d.verdict == "block"
+	[r.code | some r in d.reasons] == ["ORG_X"]
+}
+
+test_monitor_allows_and_records if {
+	d := opafence.decision with input as inp(unknown_call, unattended)
+		with data.tasks.t as task
+		with data.config as {"mode": "monitor"}
+	d.verdict == "allow"
+	d.reasons == []
+	d.monitor.would == "block"
+	count(d.monitor.reasons) == 2
+}
+
+test_fail_monitor_still_blocks_always_reasons if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "monitor"}
+		with data.opafence.guards.test_guard.deny as {{"code": "SELF", "message": "m", "always": true}}
+	d.verdict == "block"
+	d.reasons[0].code == "SELF"
+	d.monitor.would == "block"
+}
+
+test_fail_invalid_config_blocks_everything if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "lenient"}
+	d.verdict == "block"
+	d.reasons[0].code == "CONFIG_INVALID"
+	contains(d.reasons[0].message, "mode")
+}
+
+test_fail_invalid_unattended_setting_blocks if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"unattended_ask": "sometimes"}
+	d.verdict == "block"
+	d.reasons[0].code == "CONFIG_INVALID"
+}
+
+test_fail_no_classes_is_not_proven if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.opafence.classify.classes as set()
+	d.verdict == "block"
+	d.reasons[0].code == "NOT_PROVEN"
+}
+
+test_fail_blocking_class_blocks if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.opafence.classify.classes as {"DELETE"}
+	d.verdict == "block"
+	d.reasons[0].code == "NOT_AUTHORIZED"
+}
+
+test_other_class_asks if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.opafence.classify.classes as {"COMMUNICATION"}
+	d.verdict == "ask"
+	contains(d.reasons[0].message, "COMMUNICATION")
+}
