@@ -43,6 +43,7 @@ class Grant(Model):
     domains: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)
     commands: list[str] = Field(default_factory=list)
+    packages: list[str] = Field(default_factory=list)
     workspace: bool = False
     evidence: str = Field(min_length=1)
     message: int = 1
