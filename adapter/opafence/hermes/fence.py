@@ -327,6 +327,7 @@ class Fence:
         with contextlib.suppress(Exception):
             self.keep_order()
         snap = snapshot(args)
+        self.store.note_task_id(task_id, session_id)
         rec = self._record_for(session_id, task_id)
         subagent = self.store.is_child(session_id) or task_id.startswith("sa-")
         flags = host_flags.detect(subagent=subagent)

@@ -196,7 +196,7 @@ class SessionStore:
 
     @staticmethod
     def call_key(task: str, tool: str, call_id: str, args_hash: str) -> str:
-        return f"id:{call_id}" if call_id else f"h:{task}:{tool}:{args_hash}"
+        return f"id:{task}:{call_id}" if call_id else f"h:{task}:{tool}:{args_hash}"
 
     def remember_decision(self, key: str, decided: Decided) -> None:
         with self._lock:
