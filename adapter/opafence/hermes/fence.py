@@ -290,7 +290,7 @@ class Fence:
                     policy.revision = previous.revision + 1
             rec.policy = policy
             self._push(rec)
-            self.store.save(rec)
+            self.store.save(rec, durable=True)
         self._audit(
             {
                 "event": "policy",
