@@ -71,7 +71,9 @@ def test_decided_calls_are_per_task_and_expire(tmp_path: Path, monkeypatch: obje
     k1 = SessionStore.call_key("task-a", "terminal", "c1", "h")
     k2 = SessionStore.call_key("task-b", "terminal", "c1", "h")
     assert k1 != k2
-    s.remember_decision(k1, Decided(task="task-a", tool="terminal", args_hash="h", verdict="allow", at=time.time()))
+    s.remember_decision(
+        k1, Decided(task="task-a", tool="terminal", args_hash="h", verdict="allow", at=time.time())
+    )
     assert s.decision_for(k1) is not None and s.decision_for(k2) is None
     old = Decided(task="task-a", tool="t", args_hash="h", verdict="allow", at=time.time() - 7200)
     s.remember_decision(k2, old)
