@@ -31,6 +31,7 @@ DEFAULT_OUT = Path("dist/opafence-bundle.tar.gz")
 # A manifest is a few hundred bytes; anything this large is not one.
 MAX_MANIFEST_BYTES = 1 << 20
 ORG_ROOT = "org"
+PARTIAL_NAMESPACE = "partial"  # opa build's default --partial-namespace
 
 
 class BundleError(Exception):
@@ -150,19 +151,64 @@ def build(
         stage_bundle(src, rego_root())
         manifest = {**template, "roots": roots, "revision": rev}
         (src / ".manifest").write_text(json.dumps(manifest), encoding="utf-8")
-        argv = [str(binary), "build", "--bundle", str(src), "--output", str(out), "--revision", rev]
         if optimize:
-            argv += [f"--optimize={optimize}", "--entrypoint", ENTRYPOINT]
+            optimized = Path(tmp) / "optimized.tar.gz"
+            _opa_build(
+                binary,
+                src,
+                [
+                    "--output",
+                    optimized,
+                    "--revision",
+                    rev,
+                    f"--optimize={optimize}",
+                    "--entrypoint",
+                    ENTRYPOINT,
+                ],
+            )
+            src = _unpack_optimized(optimized, Path(tmp) / "optimized", roots)
+        argv: list[str | Path] = ["--output", out.resolve(), "--revision", rev]
         if signing_key is not None:
             if not signing_key.is_file():
                 raise BundleError(f"the signing key {signing_key} is not a file")
             # The key id in the signature does not matter: OPA's config names the key to use.
-            argv += ["--signing-key", str(signing_key), "--signing-alg", signing_alg]
-        proc = subprocess.run(argv, capture_output=True, text=True, env={}, timeout=300, check=False)
-        if proc.returncode != 0:
-            detail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-            raise BundleError("opa build failed: " + " | ".join(detail))
+            argv += ["--signing-key", signing_key.resolve(), "--signing-alg", signing_alg]
+        _opa_build(binary, src, argv)
     return read_manifest(out)
+
+
+def _opa_build(binary: Path, src: Path, args: list[str | Path]) -> None:
+    """`opa build --bundle .` inside src, so file names in the bundle are relative to it."""
+    argv = [str(binary), "build", "--bundle", ".", *(str(a) for a in args)]
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, env={}, timeout=300, check=False, cwd=str(src)
+    )
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+        raise BundleError("opa build failed: " + " | ".join(detail))
+
+
+def _unpack_optimized(tarball: Path, dest: Path, roots: list[str]) -> Path:
+    """Unpack an optimized build so it can be signed with the right manifest.
+
+    The optimizer adds its partial-evaluation namespace ("partial") to the roots even when it
+    writes nothing there; our bundle's roots stay ["opafence"] unless a support module exists."""
+    dest.mkdir()
+    partial = False
+    with tarfile.open(tarball, mode="r:gz") as tar:
+        for member in tar:
+            name = _member_name(member.name)
+            if not member.isfile() or ".." in Path(name).parts:
+                continue
+            partial = partial or name.startswith(f"optimized/{PARTIAL_NAMESPACE}/")
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            f = tar.extractfile(member)
+            target.write_bytes(f.read() if f is not None else b"")
+    manifest = json.loads((dest / ".manifest").read_text(encoding="utf-8"))
+    manifest["roots"] = [*roots, PARTIAL_NAMESPACE] if partial else list(roots)
+    (dest / ".manifest").write_text(json.dumps(manifest), encoding="utf-8")
+    return dest
 
 
 def describe(path: Path) -> dict[str, Any]:

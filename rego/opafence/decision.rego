@@ -10,6 +10,7 @@
 #   - data.config: schema.config
 package opafence
 
+import data.opafence.bundles
 import data.opafence.classify
 import data.opafence.config_check
 import data.opafence.lib.reason
@@ -37,7 +38,7 @@ source_deny := {
 	"taint": {r | some r in data.opafence.taint.deny},
 	"budget": {r | some r in data.opafence.budget.tool.deny},
 	"config": config_check.deny,
-	"org": org_reasons("deny"),
+	"org": (org_reasons("deny") | bundles.deny),
 }
 
 source_ask := {

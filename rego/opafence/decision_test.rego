@@ -147,3 +147,12 @@ test_other_class_asks if {
 	d.verdict == "ask"
 	contains(d.reasons[0].message, "COMMUNICATION")
 }
+
+test_fail_org_bundle_with_roots_outside_org_blocks_even_in_monitor_mode if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "monitor"}
+		with data.system.bundles as {"acme": {"manifest": {"roots": ["org", "tasks"]}}}
+	d.verdict == "block"
+	[[r.code, r.source] | some r in d.reasons] == [["ORG_BUNDLE_ROOTS", "org"]]
+}

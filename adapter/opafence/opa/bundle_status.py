@@ -57,11 +57,11 @@ class BundleState:
         return self.required and self.state in {"pending", "failed", "refused"}
 
     def why(self) -> str:
-        what = "required bundle" if self.required else "bundle"
         if self.state == "refused":
-            return f"{what} '{self.name}' was refused: {self.error}"
-        detail = f": {self.error}" if self.error else ""
-        return f"{what} '{self.name}' is not loaded ({self.state}{detail})"
+            return f"bundle '{self.name}' was refused: {self.error}"
+        if self.state == "pending":
+            return f"bundle '{self.name}' has not loaded yet"
+        return f"bundle '{self.name}' failed to load: {self.error}"
 
     def record(self) -> dict[str, Any]:
         out = asdict(self)
@@ -77,11 +77,16 @@ def _activated(st: Mapping[str, Any]) -> str:
 
 
 def _error(st: Mapping[str, Any]) -> str:
-    parts = [str(st.get(k)) for k in ("code", "message") if st.get(k)]
+    """OPA's error for a bundle as one line: code (HTTP status): message; errors."""
+    if not st.get("code") and not st.get("message"):
+        return ""
+    head = str(st.get("code") or "error")
+    if st.get("http_code"):
+        head += f" (HTTP {st['http_code']})"
+    text = f"{head}: {st.get('message') or ''}".rstrip(": ")
     errors = st.get("errors")
-    if isinstance(errors, list):
-        parts += [str(e) for e in errors[:3]]
-    text = ": ".join(parts)
+    if isinstance(errors, list) and errors:
+        text += "; " + "; ".join(str(e) for e in errors[:3])
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 

@@ -25,6 +25,8 @@ from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
 from opafence.rego_files import stage_bundle
 
 WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
+# OPA's answer once the system.authz module is gone.
+AUTHZ_GONE = "authorization policy missing or undefined"
 
 
 def opa_config(bundle_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -188,6 +190,15 @@ class LocalOpa:
                     except BridgeError as e:
                         if e.code == "OPA_START_FAILED":
                             raise
+                        if AUTHZ_GONE in e.detail:
+                            # Only a bundle can remove the plain-file authz module: one whose
+                            # roots cover system.authz (no roots at all, or "system").
+                            self.stop()
+                            raise BridgeError(
+                                "OPA_START_FAILED",
+                                "a bundle without roots (or with roots over 'system') removed OPA's "
+                                "API authorization; check the org bundles' .manifest roots",
+                            ) from None
                         last = e.detail
                 time.sleep(0.02)
         finally:

@@ -1,0 +1,38 @@
+# METADATA
+# title: Bundle roots
+# description: |
+#   Every bundle OPA has loaded besides opafence's own must keep its roots under `org`. OPA
+#   itself refuses a bundle whose roots overlap another bundle's, but it accepts, say,
+#   ["org", "tasks"] or ["org", "system"], and such a bundle would own the task policies, the
+#   configuration or the API authorization. The bridge also watches for this, but checking it
+#   here, in the same snapshot as the decision, leaves no window in which such a bundle's
+#   data could decide anything. OPA records each bundle's manifest under data.system.bundles.
+package opafence.bundles
+
+import data.opafence.lib.reason
+
+own_bundle := "opafence"
+
+# METADATA
+# title: ORG_BUNDLE_ROOTS
+# description: "The organization bundle '{{.bundle}}' claims data outside 'org' (roots {{.roots}}), so every call is blocked."
+# custom:
+#   code: ORG_BUNDLE_ROOTS
+#   fix: Give the bundle's .manifest roots under org (for example ["org"] or ["org/agent", "org/acme"]) and republish it.
+deny contains object.union(reason.render(rego.metadata.rule(), vars), {"always": true}) if {
+	some name, bundle in data.system.bundles
+	name != own_bundle
+	not roots_under_org(bundle)
+	vars := {"bundle": name, "roots": json.marshal(object.get(bundle, ["manifest", "roots"], null))}
+}
+
+roots_under_org(bundle) if {
+	count(bundle.manifest.roots) > 0
+	every root in bundle.manifest.roots {
+		under_org(root)
+	}
+}
+
+under_org(root) if trim(root, "/") == "org"
+
+under_org(root) if startswith(trim(root, "/"), "org/")
