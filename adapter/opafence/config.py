@@ -84,9 +84,11 @@ def _remote_url(v: str) -> str:
     """https anywhere; plain http only on loopback (tests, a local bundle server)."""
     if not v.startswith(("https://", "http://127.0.0.1", "http://localhost", "http://[::1]")):
         raise ValueError("must be an https:// URL (plain http:// only on loopback)")
-    rest = v.split("://", 1)[1]
-    if not rest.split("/", 1)[0]:
+    netloc = v.split("://", 1)[1].split("/", 1)[0]
+    if not netloc:
         raise ValueError("has no host")
+    if "@" in netloc:
+        raise ValueError("must not carry credentials in the URL (use token_file)")
     return v
 
 

@@ -76,15 +76,13 @@ def org_rule(tool: str, code: str, message: str, kind: str = "deny") -> str:
     """A one-rule org module: calls of `tool` get a reason of the given kind."""
     return (
         "package org.agent\n\n"
-        f"{kind} contains {{\"code\": {json.dumps(code)}, \"message\": {json.dumps(message)}}} if {{\n"
+        f'{kind} contains {{"code": {json.dumps(code)}, "message": {json.dumps(message)}}} if {{\n'
         f"\tinput.call.tool == {json.dumps(tool)}\n"
         "}\n"
     )
 
 
-def write_bundle_dir(
-    directory: Path, files: dict[str, str], manifest: dict[str, Any] | None = None
-) -> Path:
+def write_bundle_dir(directory: Path, files: dict[str, str], manifest: dict[str, Any] | None = None) -> Path:
     """A bundle directory: the given files plus a .manifest (omitted when manifest is None)."""
     directory.mkdir(parents=True, exist_ok=True)
     for rel, text in files.items():
@@ -127,10 +125,12 @@ def build_org_bundle(
 
 def tamper(tarball: bytes, member_suffix: str = ".rego", append: str = "\n# tampered\n") -> bytes:
     """The same tarball with one policy file changed after signing (.signatures.json kept)."""
-    src = tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz")
     out = io.BytesIO()
     changed = False
-    with tarfile.open(fileobj=out, mode="w:gz") as dst:
+    with (
+        tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz") as src,
+        tarfile.open(fileobj=out, mode="w:gz") as dst,
+    ):
         for m in src.getmembers():
             f = src.extractfile(m)
             data = f.read() if f is not None else b""
@@ -146,9 +146,11 @@ def tamper(tarball: bytes, member_suffix: str = ".rego", append: str = "\n# tamp
 
 
 def strip_signature(tarball: bytes) -> bytes:
-    src = tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz")
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as dst:
+    with (
+        tarfile.open(fileobj=io.BytesIO(tarball), mode="r:gz") as src,
+        tarfile.open(fileobj=out, mode="w:gz") as dst,
+    ):
         for m in src.getmembers():
             if m.name.lstrip("/") == ".signatures.json":
                 continue

@@ -294,7 +294,9 @@ def test_a_served_bundle_with_roots_outside_org_is_refused_even_when_optional(
         bridge.close()
 
 
-def test_a_served_bundle_without_roots_is_refused(tmp_path: Path, server: LoopbackServer, key: KeyPair) -> None:
+def test_a_served_bundle_without_roots_is_refused(
+    tmp_path: Path, server: LoopbackServer, key: KeyPair
+) -> None:
     files = {"org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "no")}
     server.publish(PATH, build_org_bundle(tmp_path, "rootless", files, key, "n1", roots=None))
     server.delay(1.0)  # opafence's own bundle is active before this one arrives

@@ -108,7 +108,12 @@ class Bridge:
         self.local = LocalOpa(
             binary, self.state, self.config.opa.start_timeout_s, own_bundle=own_bundle_path(self.config)
         )
-        self.plan = plan_bundles(self.config, self.local.bundle_resource(), self.state / "bundle-cache")
+        self.plan = plan_bundles(
+            self.config,
+            self.local.bundle_resource(),
+            self.state / "bundle-cache",
+            own_built=self.local.own_bundle is not None,
+        )
         if "persistence_directory" in self.plan.opa:
             ensure_private_dir(self.state / "bundle-cache")
         self.local.extra_config = self.plan.opa

@@ -181,8 +181,10 @@ def plan_bundles(
     config: Config,
     own_resource: Path | None,
     persist_dir: Path | None = None,
+    own_built: bool = False,
 ) -> BundlePlan:
-    """Everything bundle-related OPA's config needs. own_resource is None in remote mode.
+    """Everything bundle-related OPA's config needs. own_resource is None in remote mode;
+    own_built says it is a built tarball (else the staged Rego sources, which are unsigned).
 
     Raises BridgeError(OPA_START_FAILED) only for opafence's own bundle; a bad org bundle is
     refused (and blocks every decision when required) rather than stopping the start."""
@@ -194,7 +196,7 @@ def plan_bundles(
         entry: dict[str, Any] = {"resource": own_resource.as_uri(), "persist": False}
         signing = config.bundle.signing
         if signing is not None:
-            if own_resource.is_dir():
+            if not own_built:
                 raise BridgeError(
                     "OPA_START_FAILED",
                     "bundle.signing is set but no built bundle is configured (set bundle.path to the "
