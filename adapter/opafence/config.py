@@ -164,7 +164,7 @@ class OwnBundle(Strict):
     path: str | None = None
     signing: BundleSigning | None = None
     # How often the bridge reads OPA's bundle status, and how long start waits for org bundles.
-    status_interval_s: float = Field(default=1.0, ge=0.05, le=60)
+    status_interval_s: float = Field(default=2.0, ge=0.05, le=60)
     org_wait_s: float = Field(default=10.0, ge=0, le=300)
 
 

@@ -139,7 +139,7 @@ class BundleWatcher:
         self,
         specs: list[BundleSpec],
         client: Callable[[], OpaClient | None],
-        interval_s: float = 1.0,
+        interval_s: float = 2.0,
         listener: Listener | None = None,
         status_file: Path | None = None,
     ) -> None:
@@ -278,7 +278,9 @@ class BundleWatcher:
     # --- the thread ----------------------------------------------------------------------
 
     def start(self) -> None:
-        if self._thread is not None or not self.specs:
+        # opafence's own bundle is read once from disk and never changes under a running OPA:
+        # only org bundles need a thread.
+        if self._thread is not None or not any(s.kind == "org" for s in self.specs):
             return
         self._thread = threading.Thread(target=self._run, name="opafence-bundle-status", daemon=True)
         self._thread.start()
