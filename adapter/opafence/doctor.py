@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import sys
@@ -147,6 +148,8 @@ def run_doctor(config_file: Path | None = None) -> int:
         except BridgeError as e:
             _line(False, "opa binary", e.sentence())
             return 1
+    # Doctor reports bundle problems itself; the watcher's log lines would only repeat them.
+    logging.getLogger("opafence.bundles").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="opafence-doctor-") as tmp:
         bridge = Bridge(config, Path(tmp))
         try:

@@ -70,13 +70,13 @@ class BundleState:
         return out
 
 
-def _activated(st: Mapping[str, Any]) -> str:
+def activated_at(st: Mapping[str, Any]) -> str:
     """The last successful activation time, or "" when the bundle never activated."""
     stamp = st.get("last_successful_activation")
     return stamp if isinstance(stamp, str) and stamp and not stamp.startswith("0001-") else ""
 
 
-def _error(st: Mapping[str, Any]) -> str:
+def bundle_error(st: Mapping[str, Any]) -> str:
     """OPA's error for a bundle as one line: code (HTTP status): message; errors."""
     if not st.get("code") and not st.get("message"):
         return ""
@@ -112,8 +112,8 @@ def summarize(
         if not isinstance(st, Mapping):
             out[spec.name] = initial_state(spec)
             continue
-        loaded = bool(_activated(st))
-        error = _error(st)
+        loaded = bool(activated_at(st))
+        error = bundle_error(st)
         revision = str(st.get("active_revision") or "")
         state: State
         if loaded and roots_problems.get(spec.name):
@@ -167,8 +167,8 @@ class BundleWatcher:
     def add_listener(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def org_pending(self) -> bool:
-        return any(s.kind == "org" and s.state == "pending" for s in self.states())
+    def pending(self) -> bool:
+        return any(s.state == "pending" for s in self.states())
 
     # --- polling -------------------------------------------------------------------------
 
@@ -197,7 +197,7 @@ class BundleWatcher:
         due = {}
         for spec in self.specs:
             st = bundles.get(spec.name)
-            stamp = _activated(st) if spec.kind == "org" and isinstance(st, Mapping) else ""
+            stamp = activated_at(st) if spec.kind == "org" and isinstance(st, Mapping) else ""
             if stamp and self._roots_checked.get(spec.name) != stamp:
                 due[spec.name] = stamp
         if not due:
@@ -267,11 +267,11 @@ class BundleWatcher:
         self._apply({s.name: initial_state(s) for s in self.specs})
 
     def settle(self, timeout_s: float) -> None:
-        """Poll until no org bundle is still waiting for its first attempt (or the timeout)."""
+        """Poll until no bundle is still waiting for its first attempt (or the timeout)."""
         deadline = time.monotonic() + timeout_s
         while True:
             self.poll()
-            if not self.org_pending() or time.monotonic() >= deadline:
+            if not self.pending() or time.monotonic() >= deadline:
                 return
             time.sleep(min(0.05, self.interval_s))
 
@@ -279,8 +279,10 @@ class BundleWatcher:
 
     def start(self) -> None:
         # opafence's own bundle is read once from disk and never changes under a running OPA:
-        # only org bundles need a thread.
-        if self._thread is not None or not any(s.kind == "org" for s in self.specs):
+        # without org bundles a thread is only needed while the gate is still closed.
+        if self._thread is not None:
+            return
+        if self.gate is None and not any(s.kind == "org" for s in self.specs):
             return
         self._thread = threading.Thread(target=self._run, name="opafence-bundle-status", daemon=True)
         self._thread.start()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from opafence import bundle as own_bundle
 from opafence.bundle import BundleError, org_roots_problem, read_manifest
 from opafence.config import BundleSigning, Config, DecisionLogs, OrgBundle
 from opafence.errors import BridgeError
@@ -170,11 +171,9 @@ def decision_log_config(dl: DecisionLogs, services: dict[str, Any]) -> dict[str,
 
 def own_bundle_path(config: Config) -> Path | None:
     """The built opafence bundle to load, or None for the Rego sources (staged at start)."""
-    from opafence.bundle import fresh_packaged_bundle
-
     if config.bundle.path:
         return _path(config.bundle.path)
-    return fresh_packaged_bundle()
+    return own_bundle.fresh_packaged_bundle()
 
 
 def plan_bundles(

@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from opafence.bundle import BundleError, read_manifest
 from opafence.errors import BridgeError
 from opafence.opa.authz import authz_module, new_token
 from opafence.opa.binary import OpaBinary
+from opafence.opa.bundle_status import activated_at, bundle_error
 from opafence.opa.client import Endpoint, OpaClient
 from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
 from opafence.rego_files import stage_bundle
@@ -58,18 +60,10 @@ def bundle_status(status_answer: Any, name: str) -> tuple[bool, str]:
     st = bundles.get(name) if isinstance(bundles, dict) else None
     if not isinstance(st, dict):
         return False, ""
-    stamp = st.get("last_successful_activation")
-    activated = isinstance(stamp, str) and bool(stamp) and not stamp.startswith("0001-")
-    error = ": ".join(str(st[k]) for k in ("code", "message") if st.get(k))
-    errors = st.get("errors")
-    if isinstance(errors, list) and errors:
-        error += " (" + "; ".join(str(e) for e in errors[:3]) + ")"
-    return activated, error
+    return bool(activated_at(st)), bundle_error(st)
 
 
 def _built_revision(path: Path) -> str:
-    from opafence.bundle import BundleError, read_manifest
-
     if not path.is_file():
         raise BridgeError("OPA_START_FAILED", f"the configured opafence bundle {path} does not exist")
     try:
