@@ -3,6 +3,7 @@
 Variants, each with a fresh OPA, the same mixed calls as decision_latency.py:
   sources        our Rego staged as a directory bundle (the default)
   optimized      the `make bundle` tarball (opa build --optimize=1)
+  optimized-O2   the same with --optimize=2 (more inlining; for comparison only)
   signed         the same, signed (ES256) and verified by OPA at load
   +org           sources plus bundles/org-example (org rules and the bundle-roots check run)
   +decision-logs sources plus decision logs to a collector on loopback (masking runs per decision)
@@ -10,7 +11,7 @@ Then the background watcher's requests: GET /v1/status and GET /v1/data/system/b
 
 Prints p50/p99 (µs) end to end and OPA's own evaluation time; `--json` prints one object.
 
-    .venv/bin/python bench/bundle_latency.py [--calls 5000] [--json]
+    .venv/bin/python bench/bundle_latency.py [--calls 5000] [--rounds 3] [--json]
 """
 
 from __future__ import annotations
@@ -128,8 +129,8 @@ def es256_key(directory: Path) -> tuple[Path, Path]:
     return private, public
 
 
-def run(calls: int) -> dict[str, Any]:
-    results: dict[str, Any] = {"calls": calls}
+def run(calls: int, rounds: int = 3) -> dict[str, Any]:
+    results: dict[str, Any] = {"calls": calls, "rounds": rounds}
     sink = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     try:
@@ -137,6 +138,8 @@ def run(calls: int) -> dict[str, Any]:
             tmp = Path(t)
             optimized = tmp / "opt.tar.gz"
             build(optimized)
+            optimized2 = tmp / "opt2.tar.gz"
+            build(optimized2, optimize=2)
             private, public = es256_key(tmp)
             signed = tmp / "signed.tar.gz"
             build(signed, signing_key=private, signing_alg="ES256")
@@ -145,6 +148,7 @@ def run(calls: int) -> dict[str, Any]:
             variants: dict[str, dict[str, Any]] = {
                 "sources": {},
                 "optimized": {"bundle": {"path": str(optimized)}},
+                "optimized-O2": {"bundle": {"path": str(optimized2)}},
                 "signed": {
                     "bundle": {
                         "path": str(signed),
@@ -157,8 +161,16 @@ def run(calls: int) -> dict[str, Any]:
                     "decision_logs": {"url": collector, "min_delay_seconds": 1, "max_delay_seconds": 2}
                 },
             }
-            for name, raw in variants.items():
-                results[name] = measure(Config.model_validate(raw), calls, tmp / name)
+            # Rounds interleave the variants, so a noisy moment hits all of them alike; each
+            # figure is the median over the rounds.
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+            for r in range(rounds):
+                for name, raw in variants.items():
+                    # A generous timeout: a noisy machine must not turn a slow answer into a block.
+                    config = Config.model_validate({**raw, "opa": {"timeout_ms": 5000}})
+                    runs[name].append(measure(config, calls, tmp / f"{name}-{r}"))
+            for name, measured in runs.items():
+                results[name] = {k: statistics.median(m[k] for m in measured) for k in measured[0]}
     finally:
         sink.shutdown()
     return results
@@ -167,16 +179,21 @@ def run(calls: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = run(args.calls)
+    result = run(args.calls, args.rounds)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"decisions: {result['calls']} mixed calls per variant (facts + input + OPA + validation)")
+    print(
+        f"decisions: {result['calls']} mixed calls per variant and round, median of {result['rounds']} "
+        "rounds "
+        "(facts + input + OPA + validation)"
+    )
     print(f"  {'variant':<16} {'e2e p50':>9} {'e2e p99':>9} {'eval p50':>9} {'eval p99':>9}   (µs)")
     for name, r in result.items():
-        if name == "calls":
+        if name in {"calls", "rounds"}:
             continue
         row = [r["p50_us"], r["p99_us"], r["opa_eval_p50_us"], r["opa_eval_p99_us"]]
         print(f"  {name:<16} " + " ".join(f"{v:>9}" for v in row))

@@ -111,6 +111,8 @@ def test_the_collector_gets_decisions_without_argument_contents(
     finally:
         bridge.close()
 
+    assert bridge.local is not None
+    assert TOKEN not in (bridge.local.run_dir / "opa-config.json").read_text()
     posts = collector.requests("POST")
     assert {r.path for r in posts} == {"/v1/logs"}
     assert {r.headers.get("authorization") for r in posts} == {f"Bearer {TOKEN}"}

@@ -14,13 +14,17 @@ import pytest
 import yaml
 
 from opafence.audit import AuditLog, verify_chain
+from opafence.bundle import build as build_own
 from opafence.config import Config
 from opafence.doctor import run_doctor
 from opafence.errors import BridgeError
-from opafence.opa.bridge import Bridge
+from opafence.inputs import decision_input
+from opafence.opa.bridge import DECISION_PATH, Bridge
 from opafence.paths import ensure_private_dir, state_dir
+from opafence.session import SessionFacts
 
 from .bundle_support import (
+    ATTENDED,
     KeyPair,
     LoopbackServer,
     build_org_bundle,
@@ -271,18 +275,20 @@ def test_a_wrong_token_is_a_failed_download(tmp_path: Path, server: LoopbackServ
         bridge.close()
 
 
-@pytest.mark.parametrize("required", [True, False])
+@pytest.mark.parametrize(("required", "own"), [(True, "sources"), (False, "sources"), (False, "built")])
 def test_a_served_bundle_with_roots_outside_org_is_refused_even_when_optional(
-    tmp_path: Path, server: LoopbackServer, key: KeyPair, required: bool
+    tmp_path: Path, server: LoopbackServer, key: KeyPair, required: bool, own: str
 ) -> None:
     files = {
         "org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "no"),
         "elsewhere/x.rego": "package elsewhere\n\nx := 1\n",
     }
     server.publish(PATH, build_org_bundle(tmp_path, "wide", files, key, "w1", roots=["org", "elsewhere"]))
-    bridge = start(
-        Config.model_validate(raw_config(server, key, tmp_path, required=required)), tmp_path / "state"
-    )
+    raw = {**raw_config(server, key, tmp_path, required=required), "mode": "monitor"}
+    if own == "built":
+        build_own(tmp_path / "opafence-bundle.tar.gz")
+        raw["bundle"] = {"path": str(tmp_path / "opafence-bundle.tar.gz")}
+    bridge = start(Config.model_validate(raw), tmp_path / "state")
     try:
         acme = state_of(bridge)
         # OPA accepted it (its roots do not overlap ours); opafence refuses it: its rules are live.
@@ -290,6 +296,13 @@ def test_a_served_bundle_with_roots_outside_org_is_refused_even_when_optional(
         assert "not under 'org'" in acme.error
         d = decide(bridge, "read_file", {"path": "/ws/a"})
         assert codes(d) == ["BUNDLE_NOT_LOADED"] and "was refused" in d.reasons[0].message
+        # Behind the bridge's gate, OPA's own answer blocks too, in the same snapshot as the
+        # bundle: the roots check is part of the decision (here in monitor mode, even).
+        assert bridge.client is not None
+        doc = decision_input("t1", "read_file", {"path": "/ws/a"}, "c", SessionFacts(), ATTENDED)
+        raw = bridge.client.request_json("POST", DECISION_PATH, {"input": doc})["result"]
+        assert raw["verdict"] == "block"
+        assert [(r["code"], r["source"]) for r in raw["reasons"]] == [("ORG_BUNDLE_ROOTS", "org")]
     finally:
         bridge.close()
 
@@ -327,6 +340,47 @@ def test_a_bundle_without_roots_that_wins_the_start_race_fails_closed(
             assert e.code == "OPA_START_FAILED" and "roots" in e.detail, e.detail
             assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "block"
             return
+        assert codes(decide(bridge, "read_file", {"path": "/ws/a"})) == ["BUNDLE_NOT_LOADED"]
+    finally:
+        bridge.close()
+
+
+def test_after_an_opa_restart_the_persisted_revision_serves_while_the_server_is_down(
+    tmp_path: Path, server: LoopbackServer, key: KeyPair
+) -> None:
+    server.publish(PATH, v1(tmp_path, key))
+    bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
+    try:
+        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        cached = tmp_path / "state" / "bundle-cache" / "bundles" / "acme" / "bundle.tar.gz"
+        assert wait_for(cached.is_file)
+        server.fail_with(503)
+        assert bridge.local is not None
+        bridge.local.kill()
+        assert wait_for(lambda: bridge.restarts == 1 and bridge.ready, 30)
+        # OPA loaded r1 from its cache (verifying the signature again) before asking the server.
+        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow"
+        assert state_of(bridge).revision == "r1"
+    finally:
+        bridge.close()
+
+
+def test_a_tampered_cache_is_refused_after_a_restart(
+    tmp_path: Path, server: LoopbackServer, key: KeyPair
+) -> None:
+    server.publish(PATH, v1(tmp_path, key))
+    bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
+    try:
+        cached = tmp_path / "state" / "bundle-cache" / "bundles" / "acme" / "bundle.tar.gz"
+        assert wait_for(cached.is_file)
+        server.fail_with(503)
+        cached.write_bytes(tamper(cached.read_bytes()))
+        assert bridge.local is not None
+        bridge.local.kill()
+        assert wait_for(lambda: bridge.restarts == 1 and bridge.ready, 30)
+        acme = state_of(bridge)
+        assert acme.state == "failed" and acme.blocks, acme
         assert codes(decide(bridge, "read_file", {"path": "/ws/a"})) == ["BUNDLE_NOT_LOADED"]
     finally:
         bridge.close()
