@@ -151,7 +151,6 @@ class AuditConfig(Strict):
     forward_url: str | None = None
     forward_token_file: str | None = None
     forward_interval_s: float = Field(default=60.0, ge=1.0, le=86_400.0)
-    max_segment_bytes: int = Field(default=16 * 1024 * 1024, ge=4096)
 
     @field_validator("forward_url")
     @classmethod
