@@ -327,6 +327,7 @@ class AuditLog:
         entry.update(seq=tip.seq + 1, time=round(time.time(), 3), prev=tip.hash, kid=keys.kid)
         if tip.seq == 0:
             entry["chain"] = tip.chain
+            chain_marker(self.path).parent.mkdir(mode=0o700, exist_ok=True)
             _write_private(chain_marker(self.path), tip.chain.encode())
         entry["hash"] = line_hash(entry)
         entry["sig"] = keys.sign(entry["hash"].encode())

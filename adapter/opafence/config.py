@@ -115,6 +115,10 @@ class BudgetsConfig(Strict):
     unpriced: Literal["block", "allow"] = "block"
     # Output tokens assumed when a request names no max_tokens.
     default_output_tokens: int = Field(default=4096, ge=1, le=10_000_000)
+    # Reserve at most this many output tokens per call even when max_tokens is higher (Hermes
+    # often asks for 64k): caps then block later, but may be passed by what calls in flight
+    # produce beyond it. None reserves the request's max_tokens (the strict bound).
+    reserve_output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     prices_file: str | None = None
     delegation: DelegationConfig = Field(default_factory=DelegationConfig)

@@ -75,6 +75,12 @@ def test_output_comes_from_the_request_limit_else_the_default(request_: dict[str
     assert output_tokens(request_, 4096) == want
 
 
+def test_the_reserved_output_can_be_bounded_below_max_tokens() -> None:
+    assert output_tokens({"max_tokens": 65536}, 4096, at_most=8000) == 8000
+    assert output_tokens({"max_tokens": 500}, 4096, at_most=8000) == 500
+    assert output_tokens({}, 4096, at_most=1000) == 1000
+
+
 def test_estimate_cost_prices_input_and_output() -> None:
     est = estimate(chat("a" * 4000, max_tokens=1000), 4096)
     assert est.output_tokens == 1000

@@ -91,16 +91,19 @@ def input_tokens(request: Mapping[str, Any]) -> int:
     return counter.tokens() + PER_MESSAGE_TOKENS * messages
 
 
-def output_tokens(request: Mapping[str, Any], default: int) -> int:
+def output_tokens(request: Mapping[str, Any], default: int, at_most: int | None = None) -> int:
+    """The request's output limit, else `default`; no more than `at_most` when given."""
+    limit = default
     for key in OUTPUT_KEYS:
         value = request.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return default
+            limit = value
+            break
+    return min(limit, at_most) if at_most is not None else limit
 
 
-def estimate(request: Mapping[str, Any], default_output: int) -> Estimate:
-    return Estimate(input_tokens(request), output_tokens(request, default_output))
+def estimate(request: Mapping[str, Any], default_output: int, at_most: int | None = None) -> Estimate:
+    return Estimate(input_tokens(request), output_tokens(request, default_output, at_most))
 
 
 # --- after the call ---------------------------------------------------------------------------

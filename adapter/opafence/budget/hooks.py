@@ -180,6 +180,7 @@ class BudgetHooks:
         task_id: str = "",
         api_request_id: str = "",
         platform: str = "",
+        original_request: Any = None,
         **_: Any,
     ) -> Any:
         """Decide and reserve, call the provider, settle; a stopped call ends the turn."""
@@ -191,7 +192,8 @@ class BudgetHooks:
             self._touch(task)
             if self.spend is not None and isinstance(request, dict):
                 info = CallInfo(session_id, task, api_request_id, platform, api_mode)
-                plan = self.spend.decide(request, model, info)
+                requested = original_request.get("model") if isinstance(original_request, dict) else None
+                plan = self.spend.decide(request, model, info, str(requested or ""))
                 message = plan.message
         except Exception as e:
             log.exception("opafence: the spend check failed")

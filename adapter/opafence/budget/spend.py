@@ -115,6 +115,10 @@ class SpendGuard:
 
     # --- figures -------------------------------------------------------------------------------
 
+    def estimate(self, request: Mapping[str, Any]) -> Estimate:
+        b = self.budgets
+        return estimate(request, b.default_output_tokens, b.reserve_output_tokens)
+
     def _price(self, model: str) -> Price | None:
         return self.prices.lookup(model) if self.prices is not None else None
 
@@ -153,9 +157,12 @@ class SpendGuard:
 
     # --- before the call -------------------------------------------------------------------------
 
-    def decide(self, request: Mapping[str, Any], fallback_model: str, info: CallInfo) -> Plan:
+    def decide(
+        self, request: Mapping[str, Any], fallback_model: str, info: CallInfo, requested: str = ""
+    ) -> Plan:
+        """`requested`: the model before any llm_request middleware (ours may have switched it)."""
         model = str(request.get("model") or fallback_model or "")
-        est = estimate(request, self.budgets.default_output_tokens)
+        est = self.estimate(request)
         price = self._price(model)
         plan = Plan(False, "", dict(request), model, est, price, est.cost(price) if price else 0)
         plan.context = {"session": info.session, "task": info.task, "request": info.request_id}
@@ -193,10 +200,10 @@ class SpendGuard:
         plan.charge = decision.charge
         record = {
             **self._receipt(plan, "decide"),
-            "requested": model,
+            "requested": requested or model,
             "verdict": decision.verdict,
             "reasons": [r.code for r in decision.reasons],
-            "downgraded": decision.downgraded,
+            "downgraded": decision.downgraded or plan.model != (requested or model),
             "charge": plan.charge,
             "monitor": decision.monitor.would if decision.monitor else None,
             "tokens": {"in": est.input_tokens, "out": est.output_tokens},
@@ -311,7 +318,7 @@ class SpendGuard:
         if not (self.budgets.spend_capped and self.budgets.cheaper_model) or self.error or self.ready():
             return None
         model = str(request.get("model") or fallback_model or "")
-        est = estimate(request, self.budgets.default_output_tokens)
+        est = self.estimate(request)
         figures = self.ledger.snapshot()
         decision = self._judge(self.spend_input(model, est, self._price(model), figures, info))
         if decision.verdict == "allow" and decision.downgraded and decision.model and decision.model != model:

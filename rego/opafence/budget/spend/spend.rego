@@ -156,6 +156,19 @@ notes contains reason.render(rego.metadata.rule(), vars) if {
 notes contains reason.render(rego.metadata.rule(), vars) if {
 	over_soft
 	not downgrade
+	input.model.name != data.config.budgets.cheaper_model
+	vars := {"cap": usd(soft), "model": input.model.name}
+}
+
+# METADATA
+# title: SPEND_SOFT_CAP_IN_USE
+# description: Today's spend passed the soft cap of {{.cap}}; this call already uses the cheaper model {{.model}}.
+# custom:
+#   code: SPEND_SOFT_CAP
+#   fix: Raise budgets.daily_soft_cents to go back to the usual model for the rest of the day.
+notes contains reason.render(rego.metadata.rule(), vars) if {
+	over_soft
+	input.model.name == data.config.budgets.cheaper_model
 	vars := {"cap": usd(soft), "model": input.model.name}
 }
 

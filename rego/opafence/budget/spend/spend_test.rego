@@ -162,3 +162,12 @@ test_money_formatting if {
 	spend.usd_fine(12345) == "$0.0001"
 	spend.usd_fine(250 * c) == "$2.5000"
 }
+
+test_already_on_the_cheaper_model if {
+	d := spend.decision with input as call(object.union(mini, {"estimate": null}), 1 * c, mini, ledger(150 * c, 0, 0))
+		with data.config.budgets as caps
+	d.verdict == "allow"
+	d.model == "mini"
+	d.downgraded == false
+	d.reasons[0].message == "Today's spend passed the soft cap of $1.00; this call already uses the cheaper model mini."
+}
