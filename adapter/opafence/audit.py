@@ -35,6 +35,7 @@ GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 ROTATED_SEGMENTS = 5
 HEAD_SUFFIX = ".head"
+HEAD_SIZE = 1024  # the head record is rewritten in place, padded to this size
 CONTENT_PREVIEW = 0  # never store argument contents
 # Fields the log owns; a record cannot set them.
 RESERVED = frozenset({"seq", "time", "prev", "kid", "hash", "sig", "chain"})
@@ -133,6 +134,10 @@ def read_head(log: Path) -> Head | None:
         raw = head_path(log).read_bytes()
     except FileNotFoundError:
         return None
+    return parse_head(raw, log)
+
+
+def parse_head(raw: bytes, log: Path) -> Head:
     try:
         return Head.from_json(json.loads(raw))
     except (ValueError, KeyError, TypeError) as e:
@@ -200,8 +205,35 @@ class AuditLog:
         self._keys = keys
         self._lock = threading.Lock()
         self._tip: _Tip | None = None
+        # Descriptors kept open between appends (a receipt must stay well under a millisecond);
+        # reopened after a fork, a rotation, or when the file at the path changed.
+        self._pid = os.getpid()
+        self._lock_fd: int | None = None
+        self._log_fd: tuple[int, int] | None = None  # (fd, inode)
+        self._head_fd: int | None = None
         # Called (outside the locks) after each append: the head forwarder wakes up.
         self.on_append: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        for fd in (self._lock_fd, self._log_fd[0] if self._log_fd else None, self._head_fd):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._lock_fd = self._head_fd = None
+        self._log_fd = None
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._pid == os.getpid():
+                self.close()
+
+    def _after_fork(self) -> None:
+        if self._pid != os.getpid():
+            # The parent's descriptors (and its flock) are not ours.
+            self._lock_fd = self._head_fd = None
+            self._log_fd = None
+            self._tip = None
+            self._pid = os.getpid()
 
     @property
     def keys(self) -> AuditKeys:
@@ -217,14 +249,16 @@ class AuditLog:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        lock_path = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        self._after_fork()
+        if self._lock_fd is None:
+            lock_path = self.path.with_name(self.path.name + ".lock")
+            self._lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = self._lock_fd
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     # --- reading the tip ---------------------------------------------------------------------
 
@@ -318,7 +352,31 @@ class AuditLog:
         return replace(tip, ino=0, size=0, base=base)
 
     def _write_head(self, head: Head) -> None:
-        _write_private(self.head_path, canonical(head.to_json()))
+        data = canonical(head.to_json())
+        if len(data) >= HEAD_SIZE:
+            _write_private(self.head_path, data)
+            return
+        fd = self._head_fd
+        if fd is not None and os.fstat(fd).st_nlink == 0:  # replaced or removed under us
+            os.close(fd)
+            fd = None
+        if fd is None:
+            fd = os.open(self.head_path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            os.ftruncate(fd, HEAD_SIZE)
+            self._head_fd = fd
+        os.pwrite(fd, data + b" " * (HEAD_SIZE - 1 - len(data)) + b"\n", 0)
+
+    def _log_descriptor(self, ino: int) -> int:
+        """The open log, if it still is the file at the path (inode `ino`); else reopen it."""
+        if self._log_fd is not None:
+            fd, open_ino = self._log_fd
+            if open_ino == ino and ino != 0:
+                return fd
+            os.close(fd)
+            self._log_fd = None
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._log_fd = (fd, os.fstat(fd).st_ino)
+        return fd
 
     def _append_at(self, tip: _Tip, record: Mapping[str, Any]) -> dict[str, Any]:
         keys = self.keys
@@ -331,12 +389,9 @@ class AuditLog:
             _write_private(chain_marker(self.path), tip.chain.encode())
         entry["hash"] = line_hash(entry)
         entry["sig"] = keys.sign(entry["hash"].encode())
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            _write_all(fd, canonical(entry) + b"\n")
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
+        fd = self._log_descriptor(tip.ino)
+        _write_all(fd, canonical(entry) + b"\n")
+        st = os.fstat(fd)
         head = Head(tip.chain, entry["seq"], entry["hash"], tip.base, entry["time"], keys.kid)
         self._write_head(replace(head, sig=keys.sign(head.signed_bytes())))
         self._tip = _Tip(st.st_ino, st.st_size, entry["seq"], entry["hash"], tip.chain, tip.base)

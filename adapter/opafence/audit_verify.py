@@ -9,14 +9,26 @@ Each finding names the file, the line and the sequence number, and says why."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from opafence.audit import GENESIS, AuditError, Head, line_hash, read_chain_marker, read_head, segments
+from opafence.audit import (
+    GENESIS,
+    AuditError,
+    Head,
+    head_path,
+    line_hash,
+    parse_head,
+    read_chain_marker,
+    segments,
+)
 from opafence.audit_keys import KEY_DIR, AuditKeyError, key_id, load_public_key, signature_ok
 
 
@@ -76,18 +88,53 @@ def _check_signature(entry: dict[str, Any], keys: dict[str, Ed25519PublicKey]) -
 
 def verify_segments(paths: list[Path], keys: dict[str, Ed25519PublicKey] | None = None) -> Report:
     """Walk the segments oldest first. Without `keys`, the keys next to the first segment."""
-    report = Report()
     if keys is None:
         keys = public_keys(paths[0].parent) if paths else {}
-    expected: int | None = None
-    prev: str | None = None
+    texts = []
     for path in paths:
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            texts.append((path.name, path.read_bytes()))
         except FileNotFoundError:
             continue
+    return _verify_texts(texts, keys)
+
+
+def _snapshot(log: Path) -> tuple[list[tuple[str, bytes]], bytes | None]:
+    """The segments and the head as of one instant: taken under a shared lock on the trail
+    (writers hold it exclusively), through descriptors opened then, so appends and a rotation
+    during the walk change nothing."""
+    lock_path = log.with_name(log.name + ".lock")
+    files: list[tuple[str, BinaryIO, int]] = []
+    head: bytes | None = None
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600) if log.parent.is_dir() else None
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        for seg in segments(log):
+            with contextlib.suppress(FileNotFoundError):
+                f = seg.open("rb")
+                files.append((seg.name, f, os.fstat(f.fileno()).st_size))
+        with contextlib.suppress(FileNotFoundError):
+            head = head_path(log).read_bytes()
+    finally:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+    texts = []
+    for name, handle, size in files:
+        with handle:
+            texts.append((name, handle.read(size)))
+    return texts, head
+
+
+def _verify_texts(texts: list[tuple[str, bytes]], keys: dict[str, Ed25519PublicKey]) -> Report:
+    report = Report()
+    expected: int | None = None
+    prev: str | None = None
+    for name, data in texts:
+        lines = data.decode("utf-8", errors="replace").splitlines()
         for n, raw in enumerate(lines, 1):
-            where = f"{path.name}:{n}"
+            where = f"{name}:{n}"
             try:
                 entry = json.loads(raw)
                 if not isinstance(entry, dict):
@@ -172,9 +219,10 @@ def _reseal_note(where: str, seq: int, entry: dict[str, Any]) -> str:
 def verify_trail(log: Path, extra_keys: list[Path] | None = None) -> Report:
     """The whole trail: every segment, then the signed head against what the log holds."""
     keys = public_keys(log.parent, extra_keys)
-    report = verify_segments(segments(log), keys)
+    texts, head_bytes = _snapshot(log)
+    report = _verify_texts(texts, keys)
     try:
-        head = read_head(log)
+        head = parse_head(head_bytes, log) if head_bytes is not None else None
     except AuditError as e:
         report.problems.append(Finding("head", None, str(e)))
         return report
