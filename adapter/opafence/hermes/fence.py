@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -131,7 +132,9 @@ class Fence:
             return
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
-        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.host_id)
+        # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
+        host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
+        self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
         self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         self.bridge = Bridge(self.config, self.state)
@@ -291,7 +294,7 @@ class Fence:
                     policy.revision = previous.revision + 1
             rec.policy = policy
             self._push(rec)
-            self.store.save(rec)
+            self.store.save(rec, durable=True)
         self._audit(
             {
                 "event": "policy",

@@ -165,10 +165,11 @@ class SessionStore:
         with self._lock:
             return list(self._tasks.values())
 
-    def save(self, rec: TaskRecord) -> None:
+    def save(self, rec: TaskRecord, durable: bool = False) -> None:
+        """Persist a task. Policy changes are fsync'd; per-call counters need not be."""
         with self._lock:
             rec.last_active = time.time()
-            write_private_file(self._file(rec.key), json.dumps(rec.to_json()))
+            write_private_file(self._file(rec.key), json.dumps(rec.to_json()), durable=durable)
 
     def _load(self, key: str) -> TaskRecord | None:
         path = self._file(key)
