@@ -186,7 +186,12 @@ class BudgetHooks:
         """Decide and reserve, call the provider, settle; a stopped call ends the turn."""
         task = ""
         plan: Plan | None = None
-        message = f"opafence stopped this model call: opafence could not start: {self.fence.error}."
+        if self.spend is None:
+            message = f"opafence stopped this model call: opafence could not start: {self.fence.error}."
+        else:
+            message = (
+                "opafence stopped this model call: the request is not one it can read [SPEND_BAD_INPUT]."
+            )
         try:
             task = self.task_key(session_id, task_id)
             self._touch(task)
