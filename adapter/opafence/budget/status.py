@@ -37,7 +37,7 @@ def budget_status(fence: Fence, task: str | None) -> list[str]:
         limits = [
             f"{short} in the last {d.short_window_minutes} active minutes"
             + (f" (limit {d.short_max})" if d.short_max is not None else ""),
-            f"{long} in the last {d.long_window_minutes}"
+            f"{long} in the last {d.long_window_minutes} active minutes"
             + (f" (limit {d.long_max})" if d.long_max is not None else ""),
         ]
         lines.append("sub-agents launched: " + ", ".join(limits))
