@@ -11,8 +11,6 @@ package opafence.bundles
 
 import data.opafence.lib.reason
 
-own_bundle := "opafence"
-
 # METADATA
 # title: ORG_BUNDLE_ROOTS
 # description: "The organization bundle '{{.bundle}}' claims data outside 'org' (roots {{.roots}}), so every call is blocked."
@@ -21,18 +19,21 @@ own_bundle := "opafence"
 #   fix: Give the bundle's .manifest roots under org (for example ["org"] or ["org/agent", "org/acme"]) and republish it.
 deny contains object.union(reason.render(rego.metadata.rule(), vars), {"always": true}) if {
 	some name, bundle in data.system.bundles
-	name != own_bundle
-	not roots_under_org(bundle)
+	not roots_acceptable(bundle)
 	vars := {"bundle": name, "roots": json.marshal(object.get(bundle, ["manifest", "roots"], null))}
 }
 
-roots_under_org(bundle) if {
-	count(bundle.manifest.roots) > 0
-	every root in bundle.manifest.roots {
-		under_org(root)
+roots_acceptable(bundle) if {
+	roots := bundle.manifest.roots
+	count(roots) > 0
+	every root in roots {
+		acceptable(trim(root, "/"))
 	}
 }
 
-under_org(root) if trim(root, "/") == "org"
+# Organization bundles live under org. opafence's own bundle is recognized by its roots, not
+# by its name (a shared OPA may call it anything): opafence, and "partial", the namespace
+# `opa build --optimize` adds. Another bundle cannot take those: OPA refuses overlapping roots.
+acceptable(root) if root in {"org", "opafence", "partial"}
 
-under_org(root) if startswith(trim(root, "/"), "org/")
+acceptable(root) if strings.any_prefix_match(root, {"org/", "opafence/"})

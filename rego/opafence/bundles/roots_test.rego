@@ -7,6 +7,7 @@ manifest(roots) := {"manifest": {"revision": "r", "roots": roots}}
 # Each case: data.system.bundles, and the bundles whose roots must block.
 cases := [
 	{"note": "only ours", "bundles": {"opafence": manifest(["opafence", "partial"])}, "blocked": set()},
+	{"note": "ours under another name", "bundles": {"policy": manifest(["opafence"])}, "blocked": set()},
 	{"note": "org", "bundles": {"opafence": manifest(["opafence"]), "acme": manifest(["org"])}, "blocked": set()},
 	{"note": "under org", "bundles": {"acme": manifest(["org/agent", "org/acme/"])}, "blocked": set()},
 	{"note": "no bundles", "bundles": {}, "blocked": set()},
@@ -17,6 +18,7 @@ cases := [
 	{"note": "tasks too", "bundles": {"acme": manifest(["org", "tasks"])}, "blocked": {"acme"}},
 	{"note": "system", "bundles": {"acme": manifest(["system/authz"])}, "blocked": {"acme"}},
 	{"note": "lookalike", "bundles": {"acme": manifest(["organization"])}, "blocked": {"acme"}},
+	{"note": "lookalike of ours", "bundles": {"acme": manifest(["opafence2"])}, "blocked": {"acme"}},
 	{
 		"note": "one bad among good",
 		"bundles": {"a": manifest(["org/a"]), "b": manifest(["config"])},
