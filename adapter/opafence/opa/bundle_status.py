@@ -149,6 +149,8 @@ class BundleWatcher:
         self._listeners: list[Listener] = [listener] if listener else []
         self.status_file = status_file
         self._lock = threading.Lock()
+        # One poll at a time (the thread, settle() and reset() after an OPA restart).
+        self._poll_lock = threading.Lock()
         self._states = {s.name: initial_state(s) for s in self.specs}
         self._roots_checked: dict[str, str] = {}
         self._roots_problems: dict[str, str] = {}
@@ -174,6 +176,10 @@ class BundleWatcher:
 
     def poll(self) -> bool:
         """Read OPA's status once and apply it; False when OPA could not be asked."""
+        with self._poll_lock:
+            return self._poll()
+
+    def _poll(self) -> bool:
         client = self._client()
         if client is None:
             return False
@@ -261,10 +267,10 @@ class BundleWatcher:
 
     def reset(self) -> None:
         """OPA restarted: nothing it loaded before counts until it reports it again."""
-        with self._lock:
+        with self._poll_lock:
             self._roots_checked.clear()
             self._roots_problems.clear()
-        self._apply({s.name: initial_state(s) for s in self.specs})
+            self._apply({s.name: initial_state(s) for s in self.specs})
 
     def settle(self, timeout_s: float) -> None:
         """Poll until no bundle is still waiting for its first attempt (or the timeout)."""
