@@ -64,41 +64,47 @@ _WORD = re.compile(r"[^\W_]+")
 _CAMEL_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
-def _words(args: Mapping[str, Any]) -> list[str]:
+def _flatten(args: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(top-level argument name, string) for every string in the arguments, bounded."""
+    budget = [MAX_WALK_ITEMS]
+    return [
+        (str(name), text) for name, value in args.items() for _, text in _strings(value, str(name), 0, budget)
+    ]
+
+
+def _words(flat: list[tuple[str, str]]) -> list[str]:
     """Lower-case word tokens of all string values; short values (names, paths, commands) first
     so that a long content argument cannot push them out of the bound."""
-    values = [s for _, s in _strings(args, "")]
-    values.sort(key=len)
-    out: list[str] = []
-    seen: set[str] = set()
+    values = sorted((s for _, s in flat), key=len)
+    out: dict[str, None] = {}
     for text in values:
-        for m in _WORD.finditer(text):
-            token = m.group(0)
-            candidates = [token.lower()]
-            if not token.islower() and not token.isupper():
-                candidates.extend(p.lower() for p in _CAMEL_SPLIT.findall(token))
-            for w in candidates:
-                if len(w) >= 2 and w not in seen:
-                    seen.add(w)
-                    out.append(w)
-                    if len(out) >= MAX_WORDS:
-                        return out
-    return out
+        for start in range(0, len(text), 8192):
+            # findall on a slice, deduplicated in C, keeps long contents cheap
+            for token in dict.fromkeys(_WORD.findall(text, start, start + 8192)):
+                low = token.lower()
+                if len(low) >= 2:
+                    out[low] = None
+                if not (token.islower() or token.isupper() or token.isdigit()):
+                    for part in _CAMEL_SPLIT.findall(token):
+                        if len(part) >= 2:
+                            out[part.lower()] = None
+                if len(out) >= MAX_WORDS:
+                    return list(out)[:MAX_WORDS]
+    return list(out)
 
 
-def _secrets(args: Mapping[str, Any]) -> list[dict[str, str]]:
+def _secrets(flat: list[tuple[str, str]]) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
     budget = MAX_SECRET_SCAN
-    for name, value in args.items():
-        for _, text in _strings(value, str(name)):
-            if budget <= 0:
-                return found
-            budget -= len(text)
-            for kind in secrets.find_kinds(text):
-                if (str(name), kind) not in seen:
-                    seen.add((str(name), kind))
-                    found.append({"arg": str(name), "kind": kind})
+    for name, text in flat:
+        if budget <= 0:
+            break
+        budget -= len(text)
+        for kind in secrets.find_kinds(text):
+            if (name, kind) not in seen:
+                seen.add((name, kind))
+                found.append({"arg": name, "kind": kind})
     return found
 
 
@@ -128,7 +134,7 @@ class _Call:
         return value
 
     def path(self, raw: str, arg: str, op: str = "", base: str | None = None) -> str:
-        norm = paths.normalize(raw, base or self.col.cwd, self.ctx.home)
+        norm = paths.normalize(raw, base or self.col.cwd, self.ctx.home, self.col.cache)
         if norm.problem:
             self.col.opaque(norm.problem)
         self.col.add_path(raw, norm.path, arg, "arg", op)
@@ -187,7 +193,7 @@ class _Call:
 
     def patch_text(self, text: str, arg: str) -> None:
         for raw, op in patch.parse_patch(text):
-            norm = paths.normalize(raw, self.col.cwd, self.ctx.home)
+            norm = paths.normalize(raw, self.col.cwd, self.ctx.home, self.col.cache)
             if norm.problem:
                 self.col.opaque(norm.problem)
             self.col.add_path(raw, norm.path, arg, "patch", op)
@@ -255,14 +261,14 @@ def _skill(c: _Call) -> None:
     if paths.problem(base):
         c.col.opaque(paths.problem(base))
         return
-    c.col.add_path(name, paths.resolve(base, "/"), "name", "arg", "")
+    c.col.add_path(name, paths.resolve(base, "/", c.col.cache), "name", "arg", "")
     file_path = c.str_arg("file_path")
     if file_path:
         full = os.path.join(base, file_path)
         if paths.problem(full):
             c.col.opaque(paths.problem(full))
         else:
-            c.col.add_path(file_path, paths.resolve(full, "/"), "file_path", "arg", "")
+            c.col.add_path(file_path, paths.resolve(full, "/", c.col.cache), "file_path", "arg", "")
 
 
 def _cronjob(c: _Call) -> None:
@@ -474,6 +480,7 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         col.opaque("args_not_object")
         args = {}
     tool_facts = mcp.tool_facts(tool)
+    flat = _flatten(args)
     call = _Call(tool, args, ctx, col)
     reader = _READERS.get(tool)
     if reader is not None:
@@ -485,9 +492,9 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         "paths": col.paths,
         "urls": col.urls,
         "recipients": call.recipients[: email.MAX_RECIPIENTS],
-        "secrets": _secrets(args),
-        "words": _words(args),
-        "content_bytes": sum(_utf8_len(s) for _, s in _strings(args, "")),
+        "secrets": _secrets(flat),
+        "words": _words(flat),
+        "content_bytes": sum(_utf8_len(s) for _, s in flat),
         "opaque": False,
         "opaque_reasons": [],
     }

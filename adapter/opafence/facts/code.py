@@ -194,7 +194,7 @@ class Analyzer:
             if raw not in known:
                 text = self.col.home + raw[1:] if raw.startswith("~/") else raw
                 if not paths.problem(text):
-                    self.col.add_path(raw, paths.resolve(text, "/"), self.col.arg, "code", "")
+                    self.col.add_path(raw, paths.resolve(text, "/", self.col.cache), self.col.arg, "code", "")
 
     # -- names ---------------------------------------------------------------------------
     def _import(self, name: str) -> None:
@@ -608,7 +608,7 @@ class Analyzer:
             if op in ("write", "delete"):
                 self.col.opaque("code_dynamic_cwd")
             return
-        self.col.add_path(raw, paths.resolve(raw, self.cwd or "/"), self.col.arg, "code", op)
+        self.col.add_path(raw, paths.resolve(raw, self.cwd or "/", self.col.cache), self.col.arg, "code", op)
 
     def _file_call(self, name: str, node: ast.Call) -> None:
         func = node.func
@@ -693,7 +693,7 @@ class Analyzer:
                 if wv is None or wv.text is None:
                     cwd = None
                 else:
-                    norm = paths.normalize(wv.text, self.cwd or "/", self.col.home)
+                    norm = paths.normalize(wv.text, self.cwd or "/", self.col.home, self.col.cache)
                     cwd = norm.path or None
                     self.col.add_path(wv.text, norm.path, self.col.arg, "code", "")
             self._command_arg(self._arg(node, 0, "command"), cwd)
@@ -716,7 +716,11 @@ class Analyzer:
                     for raw, op in patch_module.parse_patch(v.text):
                         if not paths.problem(raw) and (raw.startswith("/") or self.cwd is not None):
                             self.col.add_path(
-                                raw, paths.resolve(raw, self.cwd or "/"), self.col.arg, "patch", op
+                                raw,
+                                paths.resolve(raw, self.cwd or "/", self.col.cache),
+                                self.col.arg,
+                                "patch",
+                                op,
                             )
         elif tool == "web_extract":
             arg = self._arg(node, 0, "urls")

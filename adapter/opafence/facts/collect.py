@@ -37,6 +37,7 @@ class Collector:
     code: dict[str, Any] | None = None
     shell_seen: bool = False
     stack: list[Scope] = field(default_factory=list)
+    cache: dict[str, str] = field(default_factory=dict)  # path look-ups within this call
     _path_keys: set[tuple[str, str, str, str]] = field(default_factory=set)
     _url_keys: set[tuple[str, str]] = field(default_factory=set)
 

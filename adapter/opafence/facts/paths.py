@@ -26,6 +26,10 @@ _PROC_FD = "/proc/self/fd/"
 _HAVE_PROC = bool(_O_PATH) and os.path.isdir(_PROC_FD)
 
 
+_PROCESS_RELATIVE = ("/dev/fd/", "/proc/self/", "/proc/thread-self/")
+_PROCESS_RELATIVE_EXACT = frozenset({"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/self"})
+
+
 def _kernel_resolve(path: str) -> str | None:
     """Resolve an existing path in one system call (Linux): open it O_PATH and read the link.
 
@@ -54,37 +58,55 @@ def _collapse_root(path: str) -> str:
     return path
 
 
-def _realpath(path: str) -> str:
+def _realpath(path: str, cache: dict[str, str] | None) -> str:
     if not _HAVE_PROC:
         return _collapse_root(os.path.realpath(path))
-    full = _kernel_resolve(path)
-    if full is not None:
-        return full
-    # The path does not exist (or is not reachable): resolve the longest existing prefix
-    # and append the rest lexically, as os.path.realpath does for missing components.
-    parts = path.split("/")
-    for cut in range(len(parts) - 1, 0, -1):
-        head = "/".join(parts[:cut]) or "/"
-        resolved = _kernel_resolve(head)
+    if cache is not None:
+        hit = cache.get(path)
+        if hit is not None:
+            return hit
+    # Walk up until a prefix exists (or is cached), then append the missing tail lexically,
+    # as os.path.realpath does for components that do not exist.
+    tails: list[str] = []
+    head = path
+    resolved: str | None = None
+    while True:
+        resolved = cache.get(head) if cache is not None else None
         if resolved is None:
-            continue
-        tail = "/".join(p for p in parts[cut:] if p not in ("", "."))
-        if not tail:
-            return resolved
-        if ".." in parts[cut:]:
-            # A missing component followed by ".." is resolved lexically by realpath too;
-            # fall back to it so both agree on the rare path that needs it.
+            resolved = _kernel_resolve(head)
+            if resolved is not None and cache is not None:
+                cache[head] = resolved
+        if resolved is not None:
+            break
+        head, _, tail = head.rpartition("/")
+        if tail == "..":
+            # A missing component followed by "..": realpath resolves it lexically; defer to it.
             return _collapse_root(os.path.realpath(path))
-        return resolved.rstrip("/") + "/" + tail if resolved != "/" else "/" + tail
-    return _collapse_root(os.path.realpath(path))
+        if tail not in ("", "."):
+            tails.append(tail)
+        if not head:
+            resolved = "/"
+            break
+    result = resolved
+    for tail in reversed(tails):
+        result = ("" if result == "/" else result) + "/" + tail
+    if cache is not None:
+        cache[path] = result
+    return result
 
 
-def resolve(path: str, cwd: str) -> str:
+def resolve(path: str, cwd: str, cache: dict[str, str] | None = None) -> str:
     """Canonical absolute path of a literal path relative to cwd. Idempotent; never raises
-    for str input without NUL (callers check `problem()` first)."""
+    for str input without NUL (callers check `problem()` first). `cache` memoizes look-ups
+    within one call's facts (never across calls: the filesystem changes)."""
     base = cwd if cwd.startswith("/") else "/" + cwd
     joined = path if path.startswith("/") else posixpath.join(base, path)
-    return _collapse_root(_realpath(joined))
+    lexical = _collapse_root(posixpath.normpath(joined))
+    if lexical.startswith(_PROCESS_RELATIVE) or lexical in _PROCESS_RELATIVE_EXACT:
+        # /dev/fd/N, /dev/stdin, /proc/self/...: they name the *caller's* process, not ours,
+        # so resolving them here would describe opafence's own file descriptors.
+        return lexical
+    return _collapse_root(_realpath(joined, cache))
 
 
 def problem(path: str) -> str:
@@ -181,7 +203,7 @@ def _dequote(raw: str, home: str) -> tuple[str, bool]:
     return "".join(out), tilde_ok
 
 
-def normalize(raw: str, cwd: str, home: str) -> Normalized:
+def normalize(raw: str, cwd: str, home: str, cache: dict[str, str] | None = None) -> Normalized:
     """A path-valued tool argument -> canonical absolute path (never raises)."""
     text = raw.strip()
     if text.startswith("file://"):
@@ -202,4 +224,4 @@ def normalize(raw: str, cwd: str, home: str) -> Normalized:
     bad = problem(text)
     if bad:
         return Normalized(raw, "", bad)
-    return Normalized(raw, resolve(text, cwd), "")
+    return Normalized(raw, resolve(text, cwd, cache), "")

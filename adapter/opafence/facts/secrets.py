@@ -35,33 +35,55 @@ _PLACEHOLDERS = frozenset(
     }
 )
 
-_DETECTORS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+# (kind, lower-case substrings one of which must be present, pattern): the substring test is
+# a cheap prefilter so that ordinary text costs one lower() and a few `in` checks.
+_DETECTORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("private_key", ("private key",), re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     (
         "aws_access_key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa"),
         re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA)[A-Z0-9]{16}(?![A-Z0-9])"),
     ),
     (
         "aws_access_key",
+        ("aws",),
         re.compile(r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"),
     ),
-    ("github_token", re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])")),
     (
         "github_token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"),
+    ),
+    (
+        "github_token",
+        ("github_pat_",),
         re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"),
     ),
-    ("gitlab_token", re.compile(r"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])")),
-    ("slack_token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
-    ("slack_token", re.compile(r"hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}")),
-    ("openai_key", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
-    ("google_api_key", re.compile(r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
-    ("stripe_key", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[0-9a-zA-Z]{20,}")),
-    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("gitlab_token", ("glpat-",), re.compile(r"(?<![A-Za-z0-9_])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])")),
+    ("slack_token", ("xox",), re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
+    (
+        "slack_token",
+        ("hooks.slack.com",),
+        re.compile(r"hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}"),
+    ),
+    (
+        "openai_key",
+        ("sk-",),
+        re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+    ),
+    ("google_api_key", ("aiza",), re.compile(r"(?<![A-Za-z0-9_])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
+    ("stripe_key", ("_live_",), re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_live_[0-9a-zA-Z]{20,}")),
+    (
+        "jwt",
+        ("eyj",),
+        re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
     (
         "bearer",
+        ("authorization",),
         re.compile(r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{12,}"),
     ),
-    ("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
+    ("bearer", ("bearer",), re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
 )
 
 # `password = "hunter22"`, `PASSWORD: s3cr3t!`, `--password=x7y8z9`; the value must be a literal
@@ -74,6 +96,16 @@ _GENERIC = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:api[_-]?key|apikey|api[_-]?token|access[_-]?token|auth[_-]?token|secret[_-]?key"
     r"|private[_-]?token|access[_-]?key(?:[_-]?id)?|client[_-]?secret|x-api-key)"
     r"[\"']?\s*(?:=|:)\s*(?P<q>[\"']?)(?P<v>[A-Za-z0-9_\-./+=]{16,300})(?P=q)"
+)
+
+
+_ANCHORS = re.compile(
+    "|".join(
+        re.escape(a)
+        for a in sorted(
+            {a for _, anchors, _ in _DETECTORS for a in anchors} | {"pass", "pwd", "secret", "key", "token"}
+        )
+    )
 )
 
 
@@ -116,15 +148,20 @@ def find_kinds(text: str) -> list[str]:
     if len(text) < 12:
         return []
     sample = text[:MAX_SCAN]
+    low = sample.lower()
+    if not _ANCHORS.search(low):
+        return []
     kinds: list[str] = []
-    for kind, rx in _DETECTORS:
-        if kind not in kinds and rx.search(sample):
+    for kind, anchors, rx in _DETECTORS:
+        if kind not in kinds and any(a in low for a in anchors) and rx.search(sample):
             kinds.append(kind)
-    if "password_assignment" not in kinds:
+    if any(a in low for a in ("pass", "pwd", "secret")):
         for m in _ASSIGN.finditer(sample):
             if _literal_value(m.group("v")):
                 kinds.append("password_assignment")
                 break
+    if not any(a in low for a in ("key", "token", "secret")):
+        return kinds
     for m in _GENERIC.finditer(sample):
         value = m.group("v")
         if _literal_value(value) and (looks_random(value, 16) or len(value) >= 32):

@@ -13,7 +13,6 @@ error, a body nested too deep. Opaque is never a read.
 
 from __future__ import annotations
 
-import posixpath
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -360,6 +359,7 @@ _BODY_C = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c", "sg": "-c
 _URL_TOOLS = frozenset({"curl", "wget", "http", "https", "httpie", "xh", "aria2c", "lynx", "links", "w3m"})
 _SSH_VALUE_SHORT = "BbcDEeFIiJLlmOoPpQRSWw"
 _NC = frozenset({"nc", "ncat", "netcat", "telnet", "ftp"})
+_NC_VALUE_SHORT = "wpsiqxXecIOTWmMgGb"
 
 
 def is_python(name: str) -> bool:
@@ -368,6 +368,16 @@ def is_python(name: str) -> bool:
 
 def _is_flag(text: str) -> bool:
     return len(text) > 1 and text.startswith("-")
+
+
+# Nodes whose text the walker reads itself (quotes, here-doc bodies): coverage counts them whole.
+_TEXT_NODES = frozenset({"string", "raw_string", "ansi_c_string", "translated_string", "heredoc_body"})
+_PLAIN_WORD_SAFE = frozenset("\\{~*?[")
+_ARITH_PAYLOAD = re.compile(r"\[[^\]]*(?:\$\(|`)")
+# Commands whose options are single-dash words (`find -name`): no cluster expansion.
+_LONG_SINGLE_DASH = frozenset(
+    {"find", "java", "ffmpeg", "ffprobe", "go", "gcc", "g++", "cc", "clang", "clang++"}
+)
 
 
 def expand_flags(text: str) -> list[str]:
@@ -390,7 +400,9 @@ def expand_flags(text: str) -> list[str]:
 
 
 def _basename(text: str) -> str:
-    return posixpath.basename(text.rstrip("/")) or text
+    if text.endswith("/"):
+        text = text.rstrip("/")
+    return text.rpartition("/")[2] or text
 
 
 # --- the walker -------------------------------------------------------------------------
@@ -459,11 +471,12 @@ class Walker:
         while True:
             if not visited_children:
                 node = cursor.node
-                if node is not None and node.child_count == 0:
+                leaf = node is not None and (node.child_count == 0 or node.type in _TEXT_NODES)
+                if node is not None and leaf:
                     if node.start_byte > pos:
                         self._check_gap(src[pos : node.start_byte])
                     pos = max(pos, node.end_byte)
-                if cursor.goto_first_child():
+                if not leaf and cursor.goto_first_child():
                     continue
             if cursor.goto_next_sibling():
                 visited_children = False
@@ -514,6 +527,9 @@ class Walker:
             return self._pipeline(node.children, st, feed, tail, inh)
         if t == "list":
             return self._list(node, st, feed, tail, inh)
+        if t == "compound_statement" and node.child_count and node.children[0].type == "((":
+            self._arithmetic(node, st)
+            return Feed()
         if t in ("program", "compound_statement", "do_group"):
             return self._sequence(node.children, st, feed, tail, inh)
         if t == "subshell":
@@ -601,7 +617,14 @@ class Walker:
         body = node.child_by_field_name("body")
         mine = Tail()
         continuation: list[tuple[str, tree_sitter.Node]] = []
+        prev_end = node.start_byte
+        raw = node.text or b""
         for child in node.children:
+            if child.start_byte - prev_end > 1:
+                gap = raw[prev_end - node.start_byte : child.start_byte - node.start_byte].strip()
+                if gap == b"-":
+                    mine.extra_args.append(Field("-"))
+            prev_end = max(prev_end, child.end_byte)
             if child.type in ("file_redirect", "herestring_redirect"):
                 self._redirect(child, st, mine)
             elif child.type == "heredoc_redirect":
@@ -737,10 +760,15 @@ class Walker:
             if not quoted:
                 # An unquoted here-doc expands $(...) and `...` when the shell reads it.
                 self._generic(body_node, st, [])
+                # `...` is not parsed inside here-doc bodies by the grammar: find it in the
+                # text outside the $(...) the grammar did parse.
+                plain = bytearray(body_node.text or b"")
                 for part in body_node.children:
-                    if part.type == "heredoc_content":
-                        for m in re.finditer(r"(?<!\\)`([^`]*)`", self._text(part)):
-                            self._body(m.group(1), st, "command_substitution")
+                    if part.type != "heredoc_content":
+                        a, b = part.start_byte - body_node.start_byte, part.end_byte - body_node.start_byte
+                        plain[a:b] = b" " * (b - a)
+                for m in re.finditer(r"(?<!\\)`([^`]*)`", plain.decode("utf-8", "replace")):
+                    self._body(m.group(1), st, "command_substitution")
         if op == "<<-":
             text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
         into.redirects.append({"op": op, "fd": 0, "raw": delim.strip("'\"\\"), "path": "", "mode": "other"})
@@ -755,14 +783,15 @@ class Walker:
         """Expand one word node into the fields bash would produce."""
         if node.type == "word":
             text = self._text(node)
-            if not any(c in text for c in "\\{~*?["):
+            if _PLAIN_WORD_SAFE.isdisjoint(text):
                 return [Field(text)]
         pieces: list[Piece] = []
         dynamic, decoded = self._pieces(node, st, pieces, False)
         if dynamic:
             return [Field(self._text(node), dynamic=True, decoded=decoded)]
         variants: list[list[Piece]] = [pieces]
-        if any(kind == LIT and "{" in text and "}" in text for text, kind in pieces):
+        lit = "".join(text for text, kind in pieces if kind == LIT)
+        if "{" in lit and "}" in lit:
             chars = [(c, kind) for text, kind in pieces for c in text]
             expanded = _brace_expand(chars, [MAX_BRACE])
             if expanded is None:
@@ -821,6 +850,7 @@ class Walker:
         t = node.type
         if t in ("word", "number", "special_variable_name", "variable_name", "extglob_pattern", "regex"):
             text = self._text(node)
+            self._payload_check(text)
             if quoted:
                 out.append((_unescape_dquoted(text), QUO))
             else:
@@ -828,6 +858,7 @@ class Walker:
             return False, False
         if t == "raw_string":
             text = self._text(node)
+            self._payload_check(text)
             out.append((text[1:-1] if len(text) >= 2 else "", QUO))
             return False, False
         if t == "ansi_c_string":
@@ -872,7 +903,13 @@ class Walker:
         self._generic(node, st, [])
         return True, False
 
+    def _payload_check(self, text: str) -> None:
+        # `x='a[$(cmd)]'; echo $((x))`: bash runs cmd when it evaluates x arithmetically.
+        if "[" in text and _ARITH_PAYLOAD.search(text):
+            self.col.opaque("shell_arithmetic_payload")
+
     def _string(self, node: tree_sitter.Node, st: State, out: list[Piece]) -> tuple[bool, bool]:
+        self._payload_check(self._text(node))
         dyn = dec = False
         children = node.children
         src_start = node.start_byte
@@ -934,8 +971,7 @@ class Walker:
         return None
 
     def _arithmetic(self, node: tree_sitter.Node, st: State) -> None:
-        text = self._text(node)
-        if "$(" in text or "`" in text:
+        if "`" in self._text(node) or _contains(node, "command_substitution"):
             self.col.opaque("shell_arithmetic_substitution")
         self._generic(node, st, [])
 
@@ -1018,7 +1054,7 @@ class Walker:
         prev_end = node.start_byte
         raw = node.text or b""
         for i, child in enumerate(node.children):
-            if child.start_byte > prev_end and words:
+            if child.start_byte - prev_end > 1 and words:
                 gap = raw[prev_end - node.start_byte : child.start_byte - node.start_byte].strip()
                 if gap == b"-":
                     words.append(Field("-"))
@@ -1091,7 +1127,7 @@ class Walker:
                 end = True
                 continue
             if not end and not f.dynamic and _is_flag(f.text):
-                for x in expand_flags(f.text):
+                for x in [f.text] if name in _LONG_SINGLE_DASH else expand_flags(f.text):
                     if x not in flags:
                         flags.append(x)
             else:
@@ -1124,7 +1160,7 @@ class Walker:
         if not f.text.startswith("/") and cwd is None:
             self.col.opaque("shell_dynamic_cwd")
             return ""
-        return paths.resolve(f.text, cwd or "/")
+        return paths.resolve(f.text, cwd or "/", self.col.cache)
 
     def _resolve(self, text: str, st: State) -> str:
         if paths.problem(text):
@@ -1133,7 +1169,7 @@ class Walker:
         if not text.startswith("/") and st.cwd is None:
             self.col.opaque("shell_dynamic_cwd")
             return ""
-        return paths.resolve(text, st.cwd or "/")
+        return paths.resolve(text, st.cwd or "/", self.col.cache)
 
     # -- wrappers ------------------------------------------------------------------------
     def _unwrap(
@@ -1174,7 +1210,7 @@ class Walker:
             wrappers.append(name)
             argv = rest
         if cwd is not None and not cwd.startswith("/"):
-            cwd = paths.resolve(cwd, st.cwd) if st.cwd else None
+            cwd = paths.resolve(cwd, st.cwd, self.col.cache) if st.cwd else None
         return argv, wrappers, env, dynamic, cwd
 
     def _unwrap_generic(self, argv: list[Field], spec: WrapSpec) -> list[Field] | None:
@@ -1366,7 +1402,7 @@ class Walker:
             return
         if not f.text.startswith("/") and st.cwd is None:
             return
-        st.cwd = paths.resolve(f.text, st.cwd or "/")
+        st.cwd = paths.resolve(f.text, st.cwd or "/", self.col.cache)
 
     def _stdin_program(self, feed: Feed, stdin: Stdin | None) -> tuple[str | None, str, bool]:
         """(program text, context, decoded) for an interpreter that reads its program from stdin."""
@@ -1671,7 +1707,7 @@ class Walker:
                 continue
             if paths.problem(raw):
                 continue
-            self.col.add_path(raw, paths.resolve(raw, cwd or "/"), self.col.arg, "patch", op)
+            self.col.add_path(raw, paths.resolve(raw, cwd or "/", self.col.cache), self.col.arg, "patch", op)
 
     # -- URLs ----------------------------------------------------------------------------
     def _urls(self, name: str, argv: list[Field], operands: list[str]) -> None:
@@ -1705,12 +1741,12 @@ class Walker:
                     if fact is not None:
                         self.col.add_url(fact)
         elif name in _NC:
-            hosts = [op for op in operands if not op.isdigit()]
-            if hosts:
-                fact, _ = url.remote_target(hosts[0], self.col.arg, "tcp")
+            positional = self._positional(argv, _NC_VALUE_SHORT)
+            if positional:
+                fact, _ = url.remote_target(positional[0], self.col.arg, "tcp")
                 if fact is not None:
-                    ports = [op for op in operands if op.isdigit()]
-                    fact["port"] = int(ports[0]) if ports and int(ports[0]) < 65536 else None
+                    port = positional[1] if len(positional) > 1 else ""
+                    fact["port"] = int(port) if port.isdigit() and int(port) < 65536 else None
                     self.col.add_url(fact)
         elif name == "socat":
             for op in operands:
@@ -1720,6 +1756,19 @@ class Walker:
                     if fact is not None:
                         fact["raw"] = op
                         self.col.add_url(fact)
+
+    def _positional(self, argv: list[Field], value_short: str) -> list[str]:
+        """Operands of a command whose short options in value_short take a value."""
+        out: list[str] = []
+        i = 1
+        while i < len(argv):
+            t = argv[i].text
+            if t.startswith("-") and len(t) > 1 and not out:
+                i += 2 if len(t) == 2 and t[1] in value_short else 1
+                continue
+            out.append(t)
+            i += 1
+        return out
 
     def _ssh_target(self, argv: list[Field]) -> str:
         i = 1
@@ -1733,6 +1782,10 @@ class Walker:
                 continue
             break
         return argv[i].text if i < len(argv) and not argv[i].dynamic else ""
+
+
+def _contains(node: tree_sitter.Node, kind: str) -> bool:
+    return any(c.type == kind or _contains(c, kind) for c in node.children)
 
 
 def _merge(chars: list[tuple[str, int]]) -> list[Piece]:
