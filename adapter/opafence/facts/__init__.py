@@ -41,9 +41,11 @@ class FactsContext:
 def _strings(
     value: Any, key: str, depth: int = 0, budget: list[int] | None = None
 ) -> Iterator[tuple[str, str]]:
-    """(nearest key, string) for every string inside a JSON value, bounded."""
-    budget = budget if budget is not None else [MAX_WALK_ITEMS]
+    """(nearest key, string) for every string inside a JSON value, bounded. budget is
+    [items left, 1 if something was left out]."""
+    budget = budget if budget is not None else [MAX_WALK_ITEMS, 0]
     if budget[0] <= 0 or depth > MAX_WALK_DEPTH:
+        budget[1] = 1
         return
     budget[0] -= 1
     if isinstance(value, str):
@@ -64,12 +66,16 @@ _WORD = re.compile(r"[^\W_]+")
 _CAMEL_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
-def _flatten(args: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _flatten(args: Mapping[str, Any], col: Collector) -> list[tuple[str, str]]:
     """(top-level argument name, string) for every string in the arguments, bounded."""
-    budget = [MAX_WALK_ITEMS]
-    return [
+    budget = [MAX_WALK_ITEMS, 0]
+    flat = [
         (str(name), text) for name, value in args.items() for _, text in _strings(value, str(name), 0, budget)
     ]
+    if budget[1]:
+        # Strings nested deeper or further than the bound were not looked at.
+        col.opaque("args_too_large")
+    return flat
 
 
 def _words(flat: list[tuple[str, str]]) -> list[str]:
@@ -93,12 +99,13 @@ def _words(flat: list[tuple[str, str]]) -> list[str]:
     return list(out)
 
 
-def _secrets(flat: list[tuple[str, str]]) -> list[dict[str, str]]:
+def _secrets(flat: list[tuple[str, str]], col: Collector) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
     budget = MAX_SECRET_SCAN
     for name, text in flat:
-        if budget <= 0:
+        if budget < len(text):
+            col.opaque("secret_scan_truncated")
             break
         budget -= len(text)
         for kind in secrets.find_kinds(text):
@@ -480,7 +487,7 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         col.opaque("args_not_object")
         args = {}
     tool_facts = mcp.tool_facts(tool)
-    flat = _flatten(args)
+    flat = _flatten(args, col)
     call = _Call(tool, args, ctx, col)
     reader = _READERS.get(tool)
     if reader is not None:
@@ -491,8 +498,8 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         "tool": tool_facts,
         "paths": col.paths,
         "urls": col.urls,
-        "recipients": call.recipients[: email.MAX_RECIPIENTS],
-        "secrets": _secrets(flat),
+        "recipients": _unique_recipients(call.recipients, col),
+        "secrets": _secrets(flat, col),
         "words": _words(flat),
         "content_bytes": sum(_utf8_len(s) for _, s in flat),
         "opaque": False,
@@ -509,6 +516,20 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
     facts["opaque"] = bool(col.reasons)
     facts["opaque_reasons"] = col.reasons
     return facts
+
+
+def _unique_recipients(found: list[dict[str, Any]], col: Collector) -> list[dict[str, Any]]:
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for r in found:
+        key = (r["address"], r["field"])
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    if len(out) > email.MAX_RECIPIENTS:
+        # Rego cannot check recipients it is not shown.
+        col.opaque("too_many_recipients")
+    return out[: email.MAX_RECIPIENTS]
 
 
 def _failed(tool: Any, exc: BaseException) -> dict[str, Any]:

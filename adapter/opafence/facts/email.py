@@ -228,7 +228,8 @@ def parse_address(part: str, field: str) -> dict[str, Any]:
 
 def parse_recipients(text: str, field: str) -> list[dict[str, Any]]:
     """Every address in a comma/semicolon-separated string."""
-    return [parse_address(p, field) for p in split_addresses(text)[:MAX_RECIPIENTS]]
+    # One past the bound is enough for the caller to see that there were too many.
+    return [parse_address(p, field) for p in split_addresses(text)[: MAX_RECIPIENTS + 1]]
 
 
 _SHAPE = re.compile(r"[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+")

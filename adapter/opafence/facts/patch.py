@@ -151,7 +151,10 @@ def parse_unified(text: str, strip: int | None = None) -> list[Op]:
         ops.append((_strip(dst, level_r), "move_to" if src else "add"))
     if not pairs:
         # Binary or mode-only git patches have headers but no ---/+++ lines.
+        renamed = {dst for _, dst in renames} | {src for src, _ in renames}
         for a, b in git_paths:
+            if _strip(a, 1) in renamed and _strip(b, 1) in renamed:
+                continue
             ops.append((_strip(b, level if strip is not None else 1), "update"))
             if a != b:
                 ops.append((_strip(a, level if strip is not None else 1), "update"))

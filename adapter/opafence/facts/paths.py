@@ -26,6 +26,7 @@ _PROC_FD = "/proc/self/fd/"
 _HAVE_PROC = bool(_O_PATH) and os.path.isdir(_PROC_FD)
 
 
+_MAX_HOPS = 40  # symlinks followed before giving up (the kernel's own limit)
 _PROCESS_RELATIVE = ("/dev/fd/", "/proc/self/", "/proc/thread-self/")
 _PROCESS_RELATIVE_EXACT = frozenset({"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/self"})
 
@@ -58,8 +59,8 @@ def _collapse_root(path: str) -> str:
     return path
 
 
-def _realpath(path: str, cache: dict[str, str] | None) -> str:
-    if not _HAVE_PROC:
+def _realpath(path: str, cache: dict[str, str] | None, hops: int = 0) -> str:
+    if not _HAVE_PROC or hops > _MAX_HOPS:
         return _collapse_root(os.path.realpath(path))
     if cache is not None:
         hit = cache.get(path)
@@ -74,6 +75,16 @@ def _realpath(path: str, cache: dict[str, str] | None) -> str:
         resolved = cache.get(head) if cache is not None else None
         if resolved is None:
             resolved = _kernel_resolve(head)
+            if resolved is None:
+                try:
+                    target = os.readlink(head)
+                except (OSError, ValueError):
+                    target = None
+                if target is not None:
+                    # A dangling symlink: what it points to is what a write would create.
+                    base = head.rpartition("/")[0] or "/"
+                    joined = target if target.startswith("/") else base.rstrip("/") + "/" + target
+                    resolved = _realpath(joined, cache, hops + 1)
             if resolved is not None and cache is not None:
                 cache[head] = resolved
         if resolved is not None:
@@ -204,8 +215,9 @@ def _dequote(raw: str, home: str) -> tuple[str, bool]:
 
 
 def normalize(raw: str, cwd: str, home: str, cache: dict[str, str] | None = None) -> Normalized:
-    """A path-valued tool argument -> canonical absolute path (never raises)."""
-    text = raw.strip()
+    """A path-valued tool argument -> canonical absolute path (never raises). Blanks are kept:
+    Hermes does not strip them either, so " /etc/x" is a relative path."""
+    text = raw
     if text.startswith("file://"):
         rest = text[7:]
         # file://localhost/etc/x and file:///etc/x both name /etc/x.

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-MAX_SCAN = 1 << 20  # bytes of one string scanned; the rest is not looked at
+MAX_SCAN = 4 << 20  # characters of one string scanned (the caller bounds the total)
 
 _PLACEHOLDERS = frozenset(
     {

@@ -231,7 +231,7 @@ def remote_target(text: str, arg: str, scheme: str) -> tuple[dict[str, Any] | No
     }, ("" if ok else "url_bad_host")
 
 
-def find_in_text(text: str, arg: str, limit: int = 32) -> list[dict[str, Any]]:
+def find_in_text(text: str, arg: str, limit: int = 257) -> list[dict[str, Any]]:
     """Every scheme:// URL inside a longer text (code, JS, free-form arguments)."""
     found: list[dict[str, Any]] = []
     for m in URL_IN_TEXT.finditer(text[: secrets.MAX_SCAN]):
