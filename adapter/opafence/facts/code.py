@@ -79,7 +79,6 @@ _DUNDER_ESCAPES = frozenset(
         "__spec__",
         "__reduce__",
         "__reduce_ex__",
-        "__import__",
     }
 )
 _EVAL = frozenset(
@@ -158,6 +157,7 @@ class Analyzer:
         self.aliases: dict[str, str] = {}
         self.consts: dict[str, ast.expr] = {}
         self.star_modules: list[str] = []
+        self.consumed: set[str] = set()
 
     # -- entry ---------------------------------------------------------------------------
     def run(self, text: str) -> None:
@@ -189,7 +189,7 @@ class Analyzer:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 self._literal(node.value)
         # Absolute-path literals the calls above did not already name (with what they do).
-        known = {p["raw"] for p in self.col.paths}
+        known = {p["raw"] for p in self.col.paths} | self.consumed
         for raw in self.literal_paths:
             if raw not in known:
                 text = self.col.home + raw[1:] if raw.startswith("~/") else raw
@@ -447,6 +447,9 @@ class Analyzer:
             # x[0](...), (lambda: ...)(), obj.method() on an expression we cannot name
             if isinstance(func, ast.Subscript):
                 self.col.opaque("code_dynamic_call")
+            elif isinstance(func, ast.Attribute):
+                # (Path.home() / "x").read_text(): a method of a path expression
+                self._file_call("." + func.attr, node)
             return
         self._record_call(name)
         low = name.lower()
@@ -523,9 +526,22 @@ class Analyzer:
                 return k.value
         return None
 
+    def _consume(self, *exprs: ast.AST | None) -> None:
+        """String literals used as a command are the command, not separate path literals."""
+        todo = [e for e in exprs if e is not None]
+        seen: set[str] = set()
+        while todo:
+            for n in ast.walk(todo.pop()):
+                if isinstance(n, ast.Constant) and isinstance(n.value, str):
+                    self.consumed.add(n.value)
+                elif isinstance(n, ast.Name) and n.id in self.consts and n.id not in seen:
+                    seen.add(n.id)
+                    todo.append(self.consts[n.id])
+
     def _command_arg(self, arg: ast.expr | None, cwd: str | None = None) -> None:
         if arg is None:
             return
+        self._consume(arg)
         v = self.value(arg)
         if v is None:
             self.col.opaque("code_dynamic_command")
@@ -536,6 +552,7 @@ class Analyzer:
             self._argv(v.items)
 
     def _argv_args(self, args: list[ast.expr]) -> None:
+        self._consume(*args)
         items: list[str] = []
         for a in args:
             if isinstance(a, ast.Starred):
@@ -552,6 +569,7 @@ class Analyzer:
     def _exec_call(self, name: str, node: ast.Call) -> None:
         fn = name.split(".", 1)[1]
         args = node.args
+        self._consume(*args[:1])
         if fn in ("execl", "execlp", "execle", "execlpe"):
             rest = args[1:-1] if fn.endswith("e") else args[1:]
             self._argv_args(list(rest) or list(args[:1]))
@@ -563,6 +581,7 @@ class Analyzer:
     def _spawn_call(self, name: str, node: ast.Call) -> None:
         fn = name.split(".", 1)[1]
         args = node.args
+        self._consume(*args[1:2])
         if fn in ("spawnl", "spawnlp", "spawnle", "spawnlpe"):
             rest = args[2:-1] if fn.endswith("e") else args[2:]
             self._argv_args(list(rest) or list(args[1:2]))
@@ -588,7 +607,7 @@ class Analyzer:
         shell.parse_argv_into(self.col, items, self.cwd, self.depth + 1, self.context, parse_into)
 
     # -- files ---------------------------------------------------------------------------
-    def _path(self, arg: ast.expr | None, op: str) -> None:
+    def _path(self, arg: ast.expr | None, op: str, tool_style: bool = False) -> None:
         if arg is None:
             return
         v = self.value(arg)
@@ -596,9 +615,16 @@ class Analyzer:
             if op in ("write", "delete"):
                 self.col.opaque("code_dynamic_path")
             return
-        self._add_path(v.text, op)
+        self._add_path(v.text, op, tool_style)
 
-    def _add_path(self, raw: str, op: str) -> None:
+    def _add_path(self, raw: str, op: str, tool_style: bool = False) -> None:
+        if tool_style:
+            # Hermes' own file tools expand ~ (Python's open() does not).
+            norm = paths.normalize(raw, self.cwd or "/", self.col.home, self.col.cache)
+            if norm.problem:
+                self.col.opaque(norm.problem)
+            self.col.add_path(raw, norm.path, self.col.arg, "code", op)
+            return
         bad = paths.problem(raw)
         if bad or not raw:
             if op in ("write", "delete") and bad:
@@ -698,13 +724,13 @@ class Analyzer:
                     self.col.add_path(wv.text, norm.path, self.col.arg, "code", "")
             self._command_arg(self._arg(node, 0, "command"), cwd)
         elif tool == "read_file":
-            self._path(self._arg(node, 0, "path"), "read")
+            self._path(self._arg(node, 0, "path"), "read", tool_style=True)
         elif tool == "write_file":
-            self._path(self._arg(node, 0, "path"), "write")
+            self._path(self._arg(node, 0, "path"), "write", tool_style=True)
         elif tool == "search_files":
-            self._path(self._arg(node, 2, "path"), "read")
+            self._path(self._arg(node, 2, "path"), "read", tool_style=True)
         elif tool == "patch":
-            self._path(self._arg(node, 0, "path"), "write")
+            self._path(self._arg(node, 0, "path"), "write", tool_style=True)
             text_arg = self._arg(node, 5, "patch")
             if text_arg is not None:
                 v = self.value(text_arg)
@@ -714,14 +740,10 @@ class Analyzer:
                     from opafence.facts import patch as patch_module
 
                     for raw, op in patch_module.parse_patch(v.text):
-                        if not paths.problem(raw) and (raw.startswith("/") or self.cwd is not None):
-                            self.col.add_path(
-                                raw,
-                                paths.resolve(raw, self.cwd or "/", self.col.cache),
-                                self.col.arg,
-                                "patch",
-                                op,
-                            )
+                        norm = paths.normalize(raw, self.cwd or "/", self.col.home, self.col.cache)
+                        if norm.problem:
+                            self.col.opaque(norm.problem)
+                        self.col.add_path(raw, norm.path, self.col.arg, "patch", op)
         elif tool == "web_extract":
             arg = self._arg(node, 0, "urls")
             v = self.value(arg) if arg is not None else None
