@@ -300,7 +300,7 @@ CASES: list[tuple[str, str, dict[str, Any], list[dict[str, Any]], list[dict[str,
         "Path('notes.md').write_text('x')\nPath('/tmp/x').unlink()",
         code_facts(
             imports=["pathlib"],
-            calls=["pathlib.Path().write_text", "pathlib.Path().unlink", "pathlib.Path", "pathlib.Path.home"],
+            calls=["pathlib.Path.home", "pathlib.Path().write_text", "pathlib.Path", "pathlib.Path().unlink"],
         ),
         [],
         [],

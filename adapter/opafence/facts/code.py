@@ -169,7 +169,7 @@ class Analyzer:
         except (SyntaxError, ValueError, OverflowError):
             self.col.opaque("code_syntax_error")
             return
-        nodes = list(ast.walk(tree))
+        nodes = _preorder(tree)
         if len(nodes) > MAX_NODES:
             self.col.opaque("code_too_large")
             return
@@ -212,6 +212,8 @@ class Analyzer:
         counts: dict[str, int] = {}
         values: dict[str, ast.expr] = {}
         for node in nodes:
+            if type(node) not in _BINDING_TYPES:
+                continue
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self._import(a.name)
@@ -776,6 +778,46 @@ class Analyzer:
             and (len(text) > 1 and (text[1].isalnum() or text[1] in "._~-"))
         ):
             self.literal_paths.append(text)
+
+
+_BINDING_TYPES = frozenset(
+    {
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.arguments,
+        ast.Global,
+        ast.Nonlocal,
+    }
+)
+
+
+def _preorder(tree: ast.AST) -> list[ast.AST]:
+    """Every node, parents before children and in source order (faster than ast.walk)."""
+    out: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        children: list[ast.AST] = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(v for v in value if isinstance(v, ast.AST))
+        stack.extend(reversed(children))
+    return out
 
 
 def _target_names(node: ast.AST) -> list[str]:

@@ -99,6 +99,8 @@ def _script(c: str) -> str:
 
 def label_flags(label: str) -> tuple[bool, bool]:
     """(mixed_script, confusable) for one label (local part or domain label)."""
+    if label.isascii():
+        return False, False  # ASCII letters are all Latin, and ASCII is its own NFKC form
     letters = [c for c in label if c.isalpha()]
     scripts = {_script(c) for c in letters}
     mixed = len(scripts) > 1

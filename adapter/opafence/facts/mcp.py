@@ -6,6 +6,7 @@ replaced by `_`). Rego owns which words are verbs and nouns; this only splits.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -97,15 +98,22 @@ BUILTIN_TOOLS = frozenset(
 _CAMEL = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
 
 
-def split_words(name: str) -> list[str]:
-    """`getOrCreate_contact` -> ["get", "or", "create", "contact"]; `HTTPRequest` -> ["http", "request"]."""
+@functools.lru_cache(maxsize=1024)
+def _split_cached(name: str) -> tuple[str, ...]:
     words: list[str] = []
     for chunk in re.split(r"[_\-.\s/:]+", name):
         if not chunk:
             continue
         pieces = _CAMEL.findall(chunk)
         words.extend(p.lower() for p in (pieces or [chunk]))
-    return words
+    return tuple(words)
+
+
+def split_words(name: str) -> list[str]:
+    """`getOrCreate_contact` -> ["get", "or", "create", "contact"]; `HTTPRequest` -> ["http", "request"]."""
+    if len(name) > 256:
+        return list(_split_cached.__wrapped__(name))
+    return list(_split_cached(name))
 
 
 def tool_facts(tool: str) -> dict[str, Any]:

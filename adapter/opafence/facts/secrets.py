@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Any
 
 MAX_SCAN = 4 << 20  # characters of one string scanned (the caller bounds the total)
 
@@ -99,13 +100,29 @@ _GENERIC = re.compile(
 )
 
 
+def _trie(words: set[str]) -> str:
+    """One regex for many literal words, shared prefixes factored out (Python's re tries the
+    branches of a flat alternation one by one at every position; a trie is about twice as fast)."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        optional = "" in node
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 and not optional else "(?:" + "|".join(alts) + ")"
+        return body + ("?" if optional else "")
+
+    return build(tree)
+
+
 _ANCHORS = re.compile(
-    "|".join(
-        re.escape(a)
-        for a in sorted(
-            {a for _, anchors, _ in _DETECTORS for a in anchors} | {"pass", "pwd", "secret", "key", "token"}
-        )
-    )
+    _trie({a for _, anchors, _ in _DETECTORS for a in anchors} | {"pass", "pwd", "secret", "key", "token"})
 )
 
 

@@ -474,7 +474,9 @@ class Walker:
                 leaf = node is not None and (node.child_count == 0 or node.type in _TEXT_NODES)
                 if node is not None and leaf:
                     if node.start_byte > pos:
-                        self._check_gap(src[pos : node.start_byte])
+                        gap = src[pos : node.start_byte]
+                        if not gap.isspace():
+                            self._check_gap(gap)
                     pos = max(pos, node.end_byte)
                 if not leaf and cursor.goto_first_child():
                     continue
@@ -484,7 +486,7 @@ class Walker:
             if not cursor.goto_parent():
                 break
             visited_children = True
-        if pos < len(src):
+        if pos < len(src) and not src[pos:].isspace():
             self._check_gap(src[pos:])
 
     def _check_gap(self, gap: bytes) -> None:
@@ -1051,30 +1053,28 @@ class Walker:
         env: dict[str, str] = {}
         words: list[Field] = []
         own = Tail()
+        cont: list[tuple[str, tree_sitter.Node]] = []
         prev_end = node.start_byte
-        raw = node.text or b""
-        for i, child in enumerate(node.children):
-            if child.start_byte - prev_end > 1 and words:
-                gap = raw[prev_end - node.start_byte : child.start_byte - node.start_byte].strip()
-                if gap == b"-":
+        for child in node.children:
+            start = child.start_byte
+            if start - prev_end > 1 and words:
+                # tree-sitter drops a lone "-" before a here-doc; put it back
+                raw = node.text or b""
+                if raw[prev_end - node.start_byte : start - node.start_byte].strip() == b"-":
                     words.append(Field("-"))
             prev_end = max(prev_end, child.end_byte)
-            fname = node.field_name_for_child(i)
             ct = child.type
-            if ct == "variable_assignment" and not words:
+            if ct == "command_name":
+                inner = child.named_children
+                words.extend(self.fields(inner[0] if inner else child, st))
+            elif ct == "variable_assignment" and not words:
                 name, value = self._assign_value(child, st)
                 env[name] = value if value is not None else self._text(child).partition("=")[2]
             elif ct in ("file_redirect", "herestring_redirect"):
                 self._redirect(child, st, own)
             elif ct == "heredoc_redirect":
-                cont: list[tuple[str, tree_sitter.Node]] = []
                 self._heredoc(child, st, own, cont)
-            elif fname == "name":
-                inner = [c for c in child.children if c.is_named]
-                words.extend(self.fields(inner[0] if inner else child, st))
-            elif fname == "argument" or child.is_named:
-                if ct == "comment":
-                    continue
+            elif child.is_named and ct != "comment":
                 words.extend(self.fields(child, st))
             if len(words) > MAX_FIELDS:
                 self.col.opaque("shell_too_many_words")
@@ -1089,6 +1089,18 @@ class Walker:
             if tail.piped:
                 # `cat <<EOF | sh`: this command is the head of a pipeline (its own subshell)
                 st = st.fork("pipeline" if st.context == "top" else None)
+        if cont:
+            out = self._emit(words, env, [], st, feed, redirects, False, stdin)
+            for kind, nxt in cont:
+                if kind == "|":
+                    out = self._pipeline(
+                        [nxt], st.fork("pipeline" if st.context == "top" else None), out, None, inh
+                    )
+                else:
+                    before = st.snapshot()
+                    out = self.visit(nxt, st, Feed(), None, inh)
+                    st.merge_uncertain(before)
+            return out
         return self._emit(words, env, [], st, feed, redirects, False, stdin)
 
     def _emit(

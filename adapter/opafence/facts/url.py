@@ -21,6 +21,7 @@ MAX_URL = 16384
 
 # scheme://... anywhere in a string (for URLs inside commands, code and free text)
 URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`\\|{}^]+")
+_SPACE = re.compile(r"\s")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]{0,31}:")
 _HOSTISH = re.compile(r"^(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,63}\.?(?::\d{1,5})?(?:[/?#].*)?$")
 
@@ -38,7 +39,7 @@ _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loop
 def is_url(text: str) -> bool:
     """A string that is exactly one URL with an authority (`scheme://...`) or a data:/mailto: URL."""
     t = text.strip()
-    if not t or len(t) > MAX_URL or any(c.isspace() for c in t):
+    if not t or len(t) > MAX_URL or _SPACE.search(t):
         return False
     low = t[:12].lower()
     if low.startswith(("data:", "mailto:")):
@@ -201,7 +202,7 @@ def _data_url(raw: str, arg: str) -> dict[str, Any]:
 def remote_target(text: str, arg: str, scheme: str) -> tuple[dict[str, Any] | None, str]:
     """`user@host:path` (scp, rsync, git) or `user@host` / `host` (ssh, nc) as a URL fact."""
     t = text.strip()
-    if not t or t.startswith(("-", "/", ".")) or any(c.isspace() for c in t):
+    if not t or t.startswith(("-", "/", ".")) or _SPACE.search(t):
         return None, ""
     if "://" in t:
         return parse(t, arg)
