@@ -30,6 +30,11 @@ MAX_FIELDS = 4096
 MAX_BRACE = 256
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
+_WORD_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_ASCII_FOR_PARSER = bytes.maketrans(
+    bytes(range(0x80, 0x100)) + b"\x00",
+    bytes(_WORD_CHARS[i % len(_WORD_CHARS)] for i in range(0x80)) + b" ",
+)
 _local = threading.local()
 
 
@@ -444,6 +449,7 @@ class Walker:
     def __init__(self, col: Collector, code_parser: Callable[..., None] | None = None) -> None:
         self.col = col
         self.code_parser = code_parser
+        self.src = b""  # the original bytes of the program being walked
 
     # -- entry ---------------------------------------------------------------------------
     def run(self, text: str, st: State) -> Feed:
@@ -455,12 +461,25 @@ class Walker:
             self.col.opaque("shell_too_large")
             return Feed(decoded=True)
         src = text.encode("utf-8", "replace")
-        tree = _parser().parse(src)
+        if b"\x00" in src:
+            # bash never sees past a NUL (and Hermes cannot pass one to a process)
+            self.col.opaque("shell_nul")
+        # The grammar's external scanner calls isalpha()/isdigit() on whole code points, which
+        # reads out of bounds for non-ASCII input and can crash the process. Bash treats every
+        # non-ASCII byte as a word character, so the parser is given an ASCII copy with each such
+        # byte replaced by a letter or digit (same length, same offsets); texts are read from
+        # the original bytes.
+        tree = _parser().parse(src.translate(_ASCII_FOR_PARSER))
         root = tree.root_node
-        if root.has_error:
-            self.col.opaque("shell_parse_error")
-        self._gap_check(root, src)
-        return self._sequence(root.children, st, Feed(), None, [])
+        outer = self.src
+        self.src = src
+        try:
+            if root.has_error:
+                self.col.opaque("shell_parse_error")
+            self._gap_check(root, src)
+            return self._sequence(root.children, st, Feed(), None, [])
+        finally:
+            self.src = outer
 
     def _gap_check(self, root: tree_sitter.Node, src: bytes) -> None:
         """Every non-blank byte must belong to some token: tree-sitter-bash occasionally drops
@@ -620,7 +639,7 @@ class Walker:
         mine = Tail()
         continuation: list[tuple[str, tree_sitter.Node]] = []
         prev_end = node.start_byte
-        raw = node.text or b""
+        raw = self._bytes(node)
         for child in node.children:
             if child.start_byte - prev_end > 1:
                 gap = raw[prev_end - node.start_byte : child.start_byte - node.start_byte].strip()
@@ -764,7 +783,7 @@ class Walker:
                 self._generic(body_node, st, [])
                 # `...` is not parsed inside here-doc bodies by the grammar: find it in the
                 # text outside the $(...) the grammar did parse.
-                plain = bytearray(body_node.text or b"")
+                plain = bytearray(self._bytes(body_node))
                 for part in body_node.children:
                     if part.type != "heredoc_content":
                         a, b = part.start_byte - body_node.start_byte, part.end_byte - body_node.start_byte
@@ -777,9 +796,11 @@ class Walker:
         into.stdin = Stdin(text, "heredoc")
 
     # -- words ---------------------------------------------------------------------------
+    def _bytes(self, node: tree_sitter.Node) -> bytes:
+        return self.src[node.start_byte : node.end_byte]
+
     def _text(self, node: tree_sitter.Node) -> str:
-        data = node.text
-        return data.decode("utf-8", "replace") if data is not None else ""
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def fields(self, node: tree_sitter.Node, st: State) -> list[Field]:
         """Expand one word node into the fields bash would produce."""
@@ -915,7 +936,7 @@ class Walker:
         dyn = dec = False
         children = node.children
         src_start = node.start_byte
-        raw = node.text or b""
+        raw = self._bytes(node)
         pos = src_start + (2 if node.type == "translated_string" else 1)
         end = node.end_byte - 1
         for child in children:
@@ -1057,11 +1078,9 @@ class Walker:
         prev_end = node.start_byte
         for child in node.children:
             start = child.start_byte
-            if start - prev_end > 1 and words:
-                # tree-sitter drops a lone "-" before a here-doc; put it back
-                raw = node.text or b""
-                if raw[prev_end - node.start_byte : start - node.start_byte].strip() == b"-":
-                    words.append(Field("-"))
+            # tree-sitter drops a lone "-" before a here-doc; put it back
+            if start - prev_end > 1 and words and self.src[prev_end:start].strip() == b"-":
+                words.append(Field("-"))
             prev_end = max(prev_end, child.end_byte)
             ct = child.type
             if ct == "command_name":
