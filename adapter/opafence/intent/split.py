@@ -43,7 +43,7 @@ _HEADER_LINE = re.compile(
     r"Oggetto|X-[\w-]+):[ \t].*$",
     re.IGNORECASE,
 )
-_QUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_QUOTE_LINES = re.compile(r"(?:^[ \t]*>.*(?:\n|\Z))+", re.MULTILINE)
 _CONTENT_NOUNS = (
     "email|e-mail|mail|message|text|document|doc|page|article|note|log|output|thread|post|comment|"
     "transcript|chat|conversation|snippet|content|excerpt|letter|memo|reply|response|tweet|review|"
@@ -175,7 +175,7 @@ def split_message(message: str) -> Split:
     at = _header_block_start(text)
     if at is not None:
         text = _cut_rest(text, at, "email", data)
-    text = _remove(_QUOTE_LINE, text, "quote", data, repl="")
+    text = _remove(_QUOTE_LINES, text, "quote", data, repl="\n")
 
     for pattern, kind in ((_INTRODUCED, "introduced"), (_REPORTED, "reported")):
         m = pattern.search(text)
