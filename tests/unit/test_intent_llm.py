@@ -5,7 +5,9 @@ LLM's draft is never trusted: poisoned drafts are stripped by the same hardening
 
 from __future__ import annotations
 
+import _socket
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -56,7 +58,21 @@ def draft(**kw: Any) -> Reply:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeLLM]:
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only loopback and unix sockets: these tests never reach the internet (and work after
+    the Hermes tests, whose session fixture disables every non-unix connect)."""
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family == socket.AF_UNIX or host in ("127.0.0.1", "::1"):
+            return _socket.socket.connect(self, address)
+        raise OSError(f"network disabled in intent LLM tests: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture
+def fake(loopback_only: None) -> Iterator[FakeLLM]:
     state = FakeLLM()
 
     class Handler(BaseHTTPRequestHandler):
@@ -302,7 +318,7 @@ def test_failure_can_fall_back_to_rules(fake: FakeLLM, monkeypatch: pytest.Monke
     assert any("offline rules" in e for e in c.events)
 
 
-def test_no_api_key_never_leaves_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_api_key_never_leaves_the_machine(monkeypatch: pytest.MonkeyPatch, loopback_only: None) -> None:
     monkeypatch.delenv(KEY_ENV, raising=False)
     cfg = CompilerConfig(kind="llm", base_url="https://llm.invalid/v1", api_key_env=KEY_ENV, timeout_s=1)
     c = compile_explained("run the tests", task="t1", host=HOST, config=cfg)
