@@ -1,6 +1,7 @@
 """Rules-compiler time over the intent corpus: split + compile + harden + merge, per message.
 
-Prints p50 / p99 / max per message and messages per second (target: p50 <= 2 ms).
+Prints p50 / p99 / max per message and messages per second (target: p50 <= 2 ms), in wall time
+and in process CPU time (the CPU figures hold still when other processes load the machine).
 Usage: python bench/compile_rules.py [--rounds N]"""
 
 from __future__ import annotations
@@ -37,21 +38,24 @@ def main() -> None:
     for m in corpus:  # warm up caches and imports
         compile_message(m, task="bench", host=HOST)
     times: list[float] = []
+    cpu: list[float] = []
     t0 = time.perf_counter()
     for _ in range(args.rounds):
         for m in corpus:
-            start = time.perf_counter_ns()
+            start, start_cpu = time.perf_counter_ns(), time.process_time_ns()
             compile_message(m, task="bench", host=HOST)
+            cpu.append((time.process_time_ns() - start_cpu) / 1e6)
             times.append((time.perf_counter_ns() - start) / 1e6)
     wall = time.perf_counter() - t0
-    times.sort()
-    p50 = statistics.median(times)
-    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
     print(f"rules compiler: {len(corpus)} messages x {args.rounds} rounds = {len(times)} compiles")
-    mean = statistics.fmean(times)
-    print(f"  p50 {p50:.3f} ms   p99 {p99:.3f} ms   max {times[-1]:.3f} ms   mean {mean:.3f} ms")
-    verdict = "met" if p50 <= 2.0 else "MISSED"
-    print(f"  {len(times) / wall:,.0f} messages/s   (target p50 <= 2 ms: {verdict})")
+    for label, xs in (("wall", times), ("cpu ", cpu)):
+        xs.sort()
+        p50 = statistics.median(xs)
+        p99 = xs[min(len(xs) - 1, int(len(xs) * 0.99))]
+        mean = statistics.fmean(xs)
+        print(f"  {label} p50 {p50:.3f} ms   p99 {p99:.3f} ms   max {xs[-1]:.3f} ms   mean {mean:.3f} ms")
+    verdict = "met" if statistics.median(times) <= 2.0 else "MISSED"
+    print(f"  {len(times) / wall:,.0f} messages/s   (target wall p50 <= 2 ms: {verdict})")
 
 
 if __name__ == "__main__":

@@ -93,14 +93,22 @@ class _Instruction:
             elif tx.is_domain(t.core):
                 self.domains.add(t.core.lower().rstrip("."))
         self.recipients = {t.core.lower() for t in analysis.tokens if tx.is_recipient(t.core)}
-        self.path_tokens: dict[str, str] = {}
-        for t in analysis.tokens:
-            if tx.is_path_like(t.core) or re.match(r"^[\w.-]+/?$", t.core):
-                c = canonical(t.core, host)
-                if c:
-                    self.path_tokens.setdefault(c, t.core)
+        self.host = host
+        self._path_tokens: dict[str, str] | None = None
         # Commands may be typed bare or in backticks: compare with the backticks taken out.
         self.command_text = " " + " ".join(self.text.replace("`", " ").split()) + " "
+
+    @property
+    def path_tokens(self) -> dict[str, str]:
+        """Canonical path -> token, for every token that could name a path (computed on first use)."""
+        if self._path_tokens is None:
+            self._path_tokens = {}
+            for t in self.analysis.tokens:
+                if tx.is_path_like(t.core) or re.match(r"^[\w.-]+/?$", t.core):
+                    c = canonical(t.core, self.host)
+                    if c:
+                        self._path_tokens.setdefault(c, t.core)
+        return self._path_tokens
 
     def span(self, evidence: str) -> tuple[int, int] | None:
         """Where the evidence sits in the instruction (whitespace- and case-insensitive)."""
@@ -266,6 +274,11 @@ def harden_grant(
             message,
         )
         return None
+    if cap == "pay" and all(c.lemma == "send" for c in clauses):
+        span_text = ins.text[span[0] : span[1]]
+        if not rules._MONEY.search(span_text):
+            _drop(h, g, "'send' is a payment only when the quote names an amount of money", message)
+            return None
     required = _REQUIRED.get(cap)
     if required is not None:
         verbs, words = required
@@ -401,6 +414,9 @@ def _covers(p: Prohibition, cls: str) -> bool:
 
 def _matches_keyword(value: str, keywords: Iterable[str]) -> bool:
     low = value.lower()
+    for k in keywords:
+        if "/" in k and (low == k or low.endswith("/" + k) or f"/{k}/" in low + "/"):
+            return True
     parts = set(re.split(r"[/\s]+", low)) | {low, low.rsplit("/", 1)[-1]}
     parts |= {x.split(".", 1)[0] for x in list(parts) if "." in x and "@" not in x}
     return any(k in parts or low.endswith("." + k) for k in keywords)

@@ -35,9 +35,9 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "edit"): frozenset(
         words(
             "fix implement refactor edit update modify change create add rename move rewrite patch "
-            "append save write draft compose generate make clean improve convert replace insert remove "
-            "delete format download document restructure reorganize reorganise optimize optimise tweak "
-            "adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
+            "append save write draft compose generate export make clean improve convert replace insert "
+            "remove delete format download document restructure reorganize reorganise optimize optimise "
+            "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
             "ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
@@ -73,7 +73,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
     ("FINANCIAL", "pay"): frozenset(
         words(
-            "pay buy purchase order subscribe donate tip transfer wire book checkout renew rent spend "
+            "send pay buy purchase order subscribe donate tip transfer wire book checkout renew rent spend "
             "bezahle bezahlen kaufe kaufen paye payer achète acheter paga pagar compra comprar pagare "
             "compra"
         )
@@ -101,7 +101,8 @@ EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 # Verbs that make a clause an instruction to act (the rules compiler's entry points).
 SEND_VERBS = CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "tell"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
-PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {"order", "book", "checkout", "rent", "spend"}
+# "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
+PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {"order", "book", "checkout", "rent", "spend", "send"}
 EDIT_VERBS = frozenset(
     words(
         "fix implement refactor edit update modify change create add rename move rewrite patch append "
@@ -205,7 +206,7 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(
                 "i'd appreciate it if you could|i'd appreciate if you could|und|dann|et|puis|y|luego|"
                 "e|poi|aber|mais|pero|ma|danach|ensuite|después|you are allowed to|you're allowed to|"
                 "you are free to|it's ok to|it is ok to|it's okay to|it is okay to|"
-                "you have permission to|am ende|zum schluss"
+                "you have permission to|am ende|zum schluss|force|sudo"
             )
         ),
         key=len,

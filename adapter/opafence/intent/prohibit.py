@@ -45,9 +45,9 @@ _READ_ONLY = re.compile(
     r"\s*(?:[.!,;)]|$)|"
     r"\bonly (?:read|reading|look|looking)\b(?!\s+(?:the|a|an|at|it|this|that|my)\b[^.]*\b(?:and|then)\b)|"
     r"\blook,? but (?:do ?n[o']?t|never) touch\b|"
-    r"\b(?:do ?n[o']?t|do not|never|without) (?:change|modify|touch|edit|alter|write|changing|modifying|"
+    r"\b(?:do ?n[o']?t|do not|never|without|not) (?:change|modify|touch|edit|alter|write|changing|modifying|"
     r"touching|editing|altering|writing) (?:anything|any ?thing|a thing|any files?|the file ?system|"
-    r"files|nothing)\b|"
+    r"files|nothing)\b(?!\s+(?:outside|beyond|except|other|but|else|besides|in|under|inside))|"
     r"\b(?:make|making) no (?:changes|modifications|edits)\b|\bno (?:changes|modifications|edits|writes)\b"
     r"(?!\s+(?:to|in|on|of)\b)|\bdry[- ]run\b|\bhands[- ]off\b|\bnur lesen\b|\blecture seule\b|"
     r"\bs[oó]lo lectura\b|\bsolo lettura\b|\bnichts (?:ändern|anfassen)\b"
@@ -154,7 +154,10 @@ def _keywords(tokens: list[tx.Token], mode: str, lemma_: str) -> list[str]:
     out_words: list[str] = []
     for t in tokens:
         w = t.norm
-        if t.literal or tx.is_path_like(t.core) or tx.is_recipient(t.core) or tx.is_domain(t.core):
+        if tx.is_path_like(t.core) and not t.literal:
+            out_words.append(_path_keyword(w))
+            continue
+        if t.literal or tx.is_recipient(t.core) or tx.is_domain(t.core):
             out_words.append(w.rstrip("/") or w)
             continue
         w = w.strip("'")
@@ -171,12 +174,23 @@ def _keywords(tokens: list[tx.Token], mode: str, lemma_: str) -> list[str]:
     return sorted(set(out_words))[:5]
 
 
+def _path_keyword(w: str) -> str:
+    """'./build/', '/data', '~/secrets' -> 'build', 'data', 'secrets': how a path reads as words."""
+    for prefix in ("~/", "./", "/"):
+        if w.startswith(prefix):
+            w = w[len(prefix) :]
+    return w.rstrip("/") or w
+
+
 def _object(tokens: tuple[tx.Token, ...], start: int) -> list[tx.Token]:
+    """The words a verb governs: up to a stop word, a closing quote or a clause mark."""
     out: list[tx.Token] = []
     for t in tokens[start:]:
-        if not t.literal and t.norm in _STOP_OBJECT:
+        if not t.literal and (t.norm in _STOP_OBJECT or not t.core.strip("\u2014\u2013-")):
             break
         out.append(t)
+        if any(ch in t.trail for ch in '"\u201d\u00bb),;:'):
+            break
     return out
 
 
@@ -223,6 +237,10 @@ def _prohibition(
         )
     # "Don't email anyone except bob@x.com": the exception is a bound, not a prohibition of bob.
     norms = [t.norm for t in obj]
+    if any(w in ("outside", "beyond") for w in norms) and any(
+        w in ("anything", "everything", "files", "file", "nothing") for w in norms
+    ):
+        return None
     if mode == "recipients" and any(w in ("except", "but", "other", "besides") for w in norms):
         head = norms[: next(i for i, w in enumerate(norms) if w in ("except", "but", "other", "besides"))]
         if any(w in ("anyone", "anybody", "everyone", "anything", "emails", "messages") for w in head):
@@ -284,6 +302,11 @@ def _negated_verbs(clause: tx.Clause) -> list[tuple[str, int, bool]]:
                 break
             if lem and tj.norm not in _AUX:
                 out.append((lem, j, passive))
+                # "don't delete or modify anything": the negation covers the coordinated verbs too
+                k = j + 1
+                while k + 1 < n and toks[k].norm in ("or", "and", "nor", "/") and tx.verb_at(toks, k + 1):
+                    out.append((tx.verb_at(toks, k + 1), k + 1, passive))
+                    k += 2
                 break
             if tj.norm not in _SKIP_AFTER_NEGATION:
                 break

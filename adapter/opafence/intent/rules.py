@@ -33,9 +33,11 @@ _MAX_CALLS = re.compile(
 _ONLY = re.compile(
     r"\b(?:only|exclusively|solely|nothing but|stick to|limit yourself to|restrict yourself to|limited to|"
     r"restricted to|other than|except(?: for)?|besides|stay (?:in|inside|within|under)|"
-    r"(?:do ?n[o']?t|never) (?:go|wander|step) (?:outside|beyond)|nur|seulement|uniquement|solo|"
+    r"(?:do ?n[o']?t|never) (?:go|wander|step) (?:outside|beyond)|(?:anything|everything|files?|nothing) "
+    r"(?:outside|beyond)(?: of)?|nur|seulement|uniquement|solo|"
     r"solamente|soltanto)\b"
 )
+_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I)
 _PATH_BOUND_VERBS = frozenset(words("work stay operate remain keep stick limit restrict go wander step"))
 _LEADING_CONNECTIVES = frozenset(
     words("and then but also so plus & und dann aber et puis mais y luego pero e poi ma")
@@ -138,27 +140,38 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
     return "request", i
 
 
+def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
+    """Is the recipient at k a sender or an exclusion ("from x", "but not (to) x", "except x")?
+
+    Walks back over a list ("from a@x.com, b@x.com and c@x.com") to the word that governs it."""
+    j = k - 1
+    while j > floor:
+        w = toks[j].norm
+        if w in ("and", "or", "nor", "the", "a", "an") or (
+            tx.is_recipient(toks[j].core) and toks[j].trail.startswith(",")
+        ):
+            j -= 1
+            continue
+        if tx.is_recipient(toks[j].core) and toks[j + 1].norm in ("and", "or", "nor"):
+            j -= 1
+            continue
+        if w == "to" and j - 1 > floor:
+            before = toks[j - 1].norm
+            return before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before)
+        return w in lx.RECIPIENT_BLOCKERS or tx.is_negation(w)
+    return False
+
+
 def _recipients(c: _Clause) -> list[str]:
     """Recipient tokens that are the object of the send verb: not a sender, not excluded."""
     out: list[str] = []
-    valid = True
     for k in range(c.i + 1, len(c.toks)):
         t = c.toks[k]
-        if not t.literal and (t.norm in lx.RECIPIENT_BLOCKERS or t.norm.endswith("n't")):
-            valid = False
+        if t.literal or not tx.is_recipient(t.core) or t.possessive or _excluded(c.toks, k, c.i):
             continue
-        if not t.literal and (
-            (t.norm in _RECIPIENT_RESET and t.norm != "and") or tx.verb_at(c.toks, k) in lx.SEND_VERBS
-        ):
-            # "but not to alice@x.com": a "to" right after the exclusion does not undo it
-            prev = c.toks[k - 1].norm if k > c.i + 1 else ""
-            if not (prev in lx.RECIPIENT_BLOCKERS or tx.is_negation(prev)):
-                valid = True
-            continue
-        if tx.is_recipient(t.core) and not t.possessive and valid:
-            r = t.core.lower() if tx.is_email(t.core) else t.core
-            if r not in out:
-                out.append(r)
+        r = t.core.lower() if tx.is_email(t.core) else t.core
+        if r not in out:
+            out.append(r)
     return out
 
 
@@ -330,6 +343,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     first = obj[0].norm if obj else ""
 
     if (c.tool and (c.tool, lem) in lx.INSTALL_TOOLS) or lem in (
+        "upgrade",
         "install",
         "reinstall",
         "installiere",
@@ -370,6 +384,8 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
+    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
+        return [_grant(c, "FINANCIAL", "pay")]  # "send $50 to alice@x.com": money, not a message
 
     # communication
     if lem in lx.SEND_VERBS or (lem in ("write", "post", "share", "answer") and recipients):
@@ -399,7 +415,11 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     if (
         lem in lx.COMMIT_VERBS
         or lem in ("branch", "switch")
-        or (lem in ("create", "make", "open", "start") and words & {"branch", "commit", "tag"})
+        or (
+            lem in ("create", "make", "open", "start", "rename", "delete")
+            and words & {"branch", "commit", "tag"}
+            and not _paths(obj)
+        )
         or (lem == "check" and first == "out")
         or (lem == "merge" and not words & {"pr", "prs", "pull", "mr"})
         or (lem == "add" and c.tool == "git")
@@ -435,6 +455,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
             if after and not before:
                 return [_grant(c, "LOCAL_WRITE", "edit", paths=after, workspace=True)]
         paths = _paths(obj)
+        if lem in ("rm", "unlink"):
+            # a typed command: every operand is a path ("rm -rf node_modules")
+            paths = [t.core for t in obj if not t.literal and not t.core.startswith("-")] or paths
         if not paths and words & lx.CODE_OBJECTS:
             return _edit(c)
         return [_grant(c, "DELETE", "delete", paths=paths)]
@@ -477,6 +500,8 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=not paths)]
     if lem == "make":
+        if _paths(obj):
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=_paths(obj))]
         if words & (lx.CODE_OBJECTS | {"pass", "passes", "work", "works", "changes", "change", "green"}):
             return _edit(c)
         return "'make' without a file or code object"
@@ -516,11 +541,13 @@ def _bounds(instruction: str, toks: list[tx.Token], cls: list[tx.Clause], notes:
                 if r not in bounds.recipients:
                     bounds.recipients.append(r)
                     found.append(r)
-        if norms & _PATH_BOUND_VERBS or cue.startswith(("stay", "do", "don", "never")):
-            for t in after:
-                if tx.is_path_like(t.core) and t.core not in bounds.paths:
-                    bounds.paths.append(t.core)
-                    found.append(t.core)
+        if norms & _PATH_BOUND_VERBS or cue.startswith(
+            ("stay", "do", "don", "never", "anything", "every", "file", "nothing")
+        ):
+            for p in _paths(tuple(after)):
+                if p not in bounds.paths:
+                    bounds.paths.append(p)
+                    found.append(p)
         if found:
             notes.append(Note(clause.text, "bound", "only " + ", ".join(found)))
     return bounds

@@ -141,6 +141,11 @@ def verb_at(tokens: tuple[Token, ...] | list[Token], i: int) -> str:
     return found
 
 
+_FILLERS_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _phrase in lx.FILLERS:  # longest first, kept per first word
+    _FILLERS_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
+
+
 def skip_fillers(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
     """Index of the first token after politeness and sequencing words ("please", "then", ...)."""
     n = len(tokens)
@@ -152,7 +157,9 @@ def skip_fillers(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
             i += 1
             changed = True
             continue
-        for phrase in lx.FILLERS:
+        if t.literal:
+            break
+        for phrase in _FILLERS_BY_FIRST.get(t.norm, ()):
             k = len(phrase)
             if i + k > n or not all(
                 not tokens[i + j].literal and tokens[i + j].norm == phrase[j] for j in range(k)
@@ -229,10 +236,9 @@ def is_domain(s: str) -> bool:
     if not DOMAIN.match(low) or is_email(low):
         return False
     ext = low.rsplit(".", 1)[-1]
-    # "notes.md", "setup.py": a file, not a host (.md and .py are also country domains).
-    return ext not in FILE_EXTENSIONS or (
-        low.count(".") >= 2 and ext not in ("py", "md", "sh", "txt", "json")
-    )
+    # "notes.md", "config.example.yaml": a file, not a host (.md and .py are also country
+    # domains; a host with such a name is still recognized inside a URL).
+    return ext not in FILE_EXTENSIONS
 
 
 def is_recipient(s: str) -> bool:
