@@ -114,6 +114,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any] | None, str]] = [
         "not a whole token",
     ),
     (
+        "path-from-another-sentence",
+        "Read /etc/hosts. Then save the summary to notes.md.",
+        g("LOCAL_WRITE", "edit", "save the summary to notes.md", paths=["/etc/hosts", "notes.md"]),
+        {"paths": [f"{CWD}/notes.md"]},
+        "not a whole token of the quoted request",
+    ),
+    (
         "canonical-path-accepted",
         "save it to notes/today.md",
         g("LOCAL_WRITE", "edit", "save it to notes/today.md", paths=[f"{CWD}/notes/today.md"]),

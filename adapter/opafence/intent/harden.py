@@ -85,7 +85,6 @@ class _Instruction:
         self.text = analysis.text
         self.norm = _norm(analysis.text)
         self.cores = {t.core for t in analysis.tokens}
-        self.lower_cores = {t.core.lower().rstrip("/") for t in analysis.tokens}
         self.domains = set()
         for t in analysis.tokens:
             if tx.is_url(t.core):
@@ -95,8 +94,6 @@ class _Instruction:
         self.recipients = {t.core.lower() for t in analysis.tokens if tx.is_recipient(t.core)}
         self.host = host
         self._path_tokens: dict[str, str] | None = None
-        # Commands may be typed bare or in backticks: compare with the backticks taken out.
-        self.command_text = " " + " ".join(self.text.replace("`", " ").split()) + " "
 
     @property
     def path_tokens(self) -> dict[str, str]:
@@ -118,6 +115,30 @@ class _Instruction:
         pattern = r"\s+".join(re.escape(w) for w in ev.split())
         m = re.search(pattern, self.text.replace("\u2019", "'").replace("\u2018", "'"), re.IGNORECASE)
         return (m.start(), m.end()) if m else None
+
+
+class _Tokens:
+    """The tokens of the request clauses a grant quotes: its targets must be among them."""
+
+    def __init__(self, tokens: list[tx.Token]) -> None:
+        self.tokens = tokens
+        self.cores = {t.core.rstrip("/") for t in tokens}
+        self.lower_words = {t.core.lower() for t in tokens} | {
+            w.lower() for t in tokens if t.literal for w in t.core.split()
+        }
+        self.domains = {tx.url_host(t.core) for t in tokens if tx.is_url(t.core)} | {
+            t.core.lower().rstrip(".") for t in tokens if tx.is_domain(t.core)
+        }
+        self.command_text = " " + " ".join(" ".join(t.core.split()) for t in tokens) + " "
+
+    def path_tokens(self, host: Host) -> set[str]:
+        out = set()
+        for t in self.tokens:
+            if tx.is_path_like(t.core) or re.match(r"^[\w.-]+/?$", t.core):
+                c = canonical(t.core, host)
+                if c:
+                    out.add(c)
+        return out
 
 
 def _affirmative_clauses(
@@ -160,6 +181,7 @@ def _check_targets(
     g: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, host: Host, h: Hardened, message: int
 ) -> DraftGrant:
     out = g.model_copy(deep=True)
+    local = _Tokens([t for c in clauses for t in c.clause.tokens])
     # recipients: the object of a send verb in the quoted clause
     allowed: set[str] = set()
     if g.class_ == "COMMUNICATION":
@@ -183,8 +205,8 @@ def _check_targets(
         low = d.strip().lower().rstrip(".")
         if "*" in low or "." not in low:
             _drop(h, g, "a domain bound must be a literal host name", message, f"domain {d}")
-        elif low not in ins.domains:
-            _drop(h, g, "not a whole token of the owner's instruction", message, f"domain {d}")
+        elif low not in local.domains:
+            _drop(h, g, "not a whole token of the quoted request", message, f"domain {d}")
         elif low not in keep:
             keep.append(low)
     out.domains = keep
@@ -198,8 +220,8 @@ def _check_targets(
         why = refused(p, cpath, host)
         if why:
             _drop(h, g, why, message, f"path {p}")
-        elif p.strip().rstrip("/") not in {x.rstrip("/") for x in ins.cores} and cpath not in ins.path_tokens:
-            _drop(h, g, "not a whole token of the owner's instruction", message, f"path {p}")
+        elif p.strip().rstrip("/") not in local.cores and cpath not in local.path_tokens(host):
+            _drop(h, g, "not a whole token of the quoted request", message, f"path {p}")
         elif cpath not in keep:
             keep.append(cpath)
     out.paths = keep
@@ -207,7 +229,7 @@ def _check_targets(
     keep = []
     for cmd in g.commands:
         norm = " ".join(cmd.split())
-        if not norm or f" {norm} " not in ins.command_text:
+        if not norm or f" {norm} " not in local.command_text:
             _drop(h, g, "not a literal command in the owner's instruction", message, f"command {cmd}")
         elif norm not in keep:
             keep.append(norm)
@@ -215,10 +237,8 @@ def _check_targets(
 
     keep = []
     for pkg in g.packages:
-        if pkg.strip().lower() not in {x.lower() for x in ins.cores} and not any(
-            pkg.strip().lower() in t.core.lower().split() for t in ins.analysis.tokens if t.literal
-        ):
-            _drop(h, g, "not a whole token of the owner's instruction", message, f"package {pkg}")
+        if pkg.strip().lower() not in local.lower_words:
+            _drop(h, g, "not a whole token of the quoted request", message, f"package {pkg}")
         elif pkg.strip() not in keep:
             keep.append(pkg.strip())
     out.packages = keep

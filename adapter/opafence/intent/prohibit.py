@@ -100,6 +100,16 @@ _STOP_OBJECT = frozenset(
 )
 
 
+# Every rule below needs one of these words: a line without any cannot hold a prohibition.
+_CUE = re.compile(
+    r"n[o'\u2019]?t\b|\b(?:never|no|nothing|none|nobody|without|avoid|refrain|stop|quit|cease|forbidden|"
+    r"prohibited|banned|off[- ]?limits|allowed|permitted|read[- ]?only|only|offline|local|leave|leaves|left|"
+    r"halt|abort|freeze|hold|cancel|wait|pause|ask|check|confirm|consult|get|dry|hands|air[- ]?gapped|"
+    r"except|excluding|verboten|interdit|prohibido|vietato|untouchable|no-go|out|keep|stay|work|"
+    r"nicht|nichts|kein\w*|nie|niemals|ne|pas|jamais|rien|aucun\w*|nunca|nada|ning\w+|jam\w+|non|mai|"
+    r"niente|nessuno|nur|lecture|lectura|lettura|sal\w*|uscire|esce|raus|au\w+en)\b",
+    re.IGNORECASE,
+)
 _STRAIGHTEN = str.maketrans("\u2019\u2018", "''")
 
 
@@ -317,13 +327,17 @@ def read_prohibitions(message: str) -> Reading:
     """Prohibitions, read-only and confirm-first requests in the whole message. Never raises."""
     reading = Reading(prohibitions=[], read_only=False, read_only_evidence="", confirm={}, notes=[])
     text = message[:MAX_CHARS] if isinstance(message, str) else ""
-    tokens = tx.tokenize(text)
-    sents = tx.sentences(text, tokens)
-    sentence_text = [text[s[0].start : s[-1].end] for s in sents]
-    for clause in tx.clauses(text, tokens):
-        _read_clause(
-            clause, sentence_text[clause.sentence] if clause.sentence < len(sentence_text) else "", reading
-        )
+    # Sentences never span lines, so each line is read on its own, and only the lines that hold a
+    # cue word at all: a large attachment costs one regex scan, not a token walk.
+    for line in text.split("\n"):
+        if not _CUE.search(line):
+            continue
+        tokens = tx.tokenize(line)
+        sents = tx.sentences(line, tokens)
+        sentence_text = [line[s[0].start : s[-1].end] for s in sents]
+        for clause in tx.clauses(line, tokens):
+            sentence = sentence_text[clause.sentence] if clause.sentence < len(sentence_text) else ""
+            _read_clause(clause, sentence, reading)
     return reading
 
 

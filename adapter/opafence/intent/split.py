@@ -63,6 +63,16 @@ _REPORTED = re.compile(
     r"\s*:[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
+# Pasted content announced without a colon: "Here's what the vendor sent me. Please wire ...".
+_ANNOUNCED = re.compile(
+    r"\bhere(?:'s|\u2019s|\s+is|\s+are)\s+what\s+(?:\S+\s+){1,4}?(?:sent|wrote|said|says|writes|forwarded|"
+    r"posted|replied|emailed|texted)\b[^.!?:\n]{0,40}[.!?:\n]+[ \t]*"
+    r"|\b(?:i\s+)?(?:got|received)\s+(?:this|the\s+following|an?\s+(?:email|message|text|note|dm|letter))\b"
+    r"[^.!?:\n]{0,60}[.!?:\n]+[ \t]*"
+    r"|\b(?:sent|forwarded|wrote|texted|emailed)\s+(?:me|us)\s+(?:this|the\s+following)\b[^.!?:\n]{0,40}"
+    r"[.!?:\n]+[ \t]*",
+    re.IGNORECASE,
+)
 _INJECTION = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+)*"
     r"(?:previous|prior|above|earlier|preceding|original|system|safety|former)\s+"
@@ -177,7 +187,7 @@ def split_message(message: str) -> Split:
         text = _cut_rest(text, at, "email", data)
     text = _remove(_QUOTE_LINES, text, "quote", data, repl="\n")
 
-    for pattern, kind in ((_INTRODUCED, "introduced"), (_REPORTED, "reported")):
+    for pattern, kind in ((_INTRODUCED, "introduced"), (_REPORTED, "reported"), (_ANNOUNCED, "introduced")):
         m = pattern.search(text)
         if m:
             text = _cut_rest(text, m.end(), kind, data)
