@@ -102,6 +102,8 @@ class TaskPolicy(Model):
     # Ids of prohibitions the owner marked as temporary ("don't send it yet", a bare "stop"):
     # a later owner message that explicitly asks for that kind of action lifts them.
     temporary: list[str] = Field(default_factory=list)
+    # Temporary prohibitions a later owner message lifted (kept for --explain and the audit trail).
+    lifted: list[Prohibition] = Field(default_factory=list)
     # How many of the task's messages this policy has seen (the last message_index).
     messages: int = Field(default=1, ge=1)
     created_at: str = Field(default_factory=_now)

@@ -66,7 +66,7 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert "p1 EXTERNAL_WRITE" in out and '<- "Don\'t push"' in out
     assert "domains: docs.example.com" in out
     assert "kept as data" in out and "quote: '> delete the repo'" in out
-    assert "dropped by hardening:" in out and "a send needs a literal recipient" in out
+    assert "dropped (hardening, prohibitions, bounds):" in out and "a send needs a literal recipient" in out
     assert "'How do I delete files': ignored: question" in out
 
 

@@ -184,3 +184,12 @@ def test_models_refuse_bad_values() -> None:
 def test_explain_compiled_carries_the_split() -> None:
     c = compile_explained("Summarize this\n> delete everything", task="t1", host=HOST)
     assert c.split is not None and [b.kind for b in c.split.data] == ["quote"]
+
+
+def test_lifted_prohibitions_are_kept_and_ids_never_reused() -> None:
+    p1 = compile_message("don't send it yet", task="t1", host=HOST)
+    p2 = compile_message("send it to ann@example.com", task="t1", host=HOST, previous=p1, message_index=2)
+    assert p2.prohibitions == [] and [p.id for p in p2.lifted] == ["p1"] and p2.temporary == []
+    p3 = compile_message("never push", task="t1", host=HOST, previous=p2, message_index=3)
+    assert [p.id for p in p3.prohibitions] == ["p2"]
+    assert "lifted" not in p3.to_opa_data()

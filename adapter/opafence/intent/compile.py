@@ -112,6 +112,7 @@ def _lift_temporary(
             notes.append(
                 Note(p.evidence, "lifted", f"{p.id} lifted by message {message}: {lifted_by.evidence!r}")
             )
+            policy.lifted.append(p)
             continue
         kept.append(p)
     return kept
@@ -252,7 +253,7 @@ def _merge(
             for q in policy.prohibitions
         ):
             continue
-        pid = _next_id("p", [q.id for q in policy.prohibitions])
+        pid = _next_id("p", [q.id for q in [*policy.prohibitions, *policy.lifted]])
         policy.prohibitions.append(
             Prohibition(
                 id=pid,
@@ -317,7 +318,7 @@ def _fallback(
             )
         policy.grants = []
         for p in reading.prohibitions:
-            pid = _next_id("p", [q.id for q in policy.prohibitions])
+            pid = _next_id("p", [q.id for q in [*policy.prohibitions, *policy.lifted]])
             policy.prohibitions.append(
                 Prohibition(
                     id=pid,

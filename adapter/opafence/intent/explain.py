@@ -60,7 +60,7 @@ def render(c: Compiled) -> str:
         out += [f"  {_short(n.sentence)!r}: {n.kind}: {n.detail}" for n in ignored]
     mine = [d for d in p.dropped if d.message == p.messages]
     if mine:
-        out.append("dropped by hardening:")
+        out.append("dropped (hardening, prohibitions, bounds):")
         for d in mine:
             g = d.grant
             what = f"{g.get('class', '?')}/{g.get('capability', '?')}"
