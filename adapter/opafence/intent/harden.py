@@ -433,13 +433,11 @@ def _covers(p: Prohibition, cls: str) -> bool:
 
 
 def _matches_keyword(value: str, keywords: Iterable[str]) -> bool:
+    """Rego's rule for a grant target: every word of a keyword is a word, segment or label of it."""
     low = value.lower()
-    for k in keywords:
-        if "/" in k and (low == k or low.endswith("/" + k) or f"/{k}/" in low + "/"):
-            return True
-    parts = set(re.split(r"[/\s]+", low)) | {low, low.rsplit("/", 1)[-1]}
-    parts |= {x.split(".", 1)[0] for x in list(parts) if "." in x and "@" not in x}
-    return any(k in parts or low.endswith("." + k) for k in keywords)
+    parts = {p for p in re.split(r"[/\s]+", low) if p} | {low}
+    parts |= {w for w in re.split(r"[^0-9a-z]+", low) if len(w) >= 2}
+    return any(all(w in parts for w in k.split()) for k in keywords if k.split())
 
 
 def apply_narrowing(

@@ -124,7 +124,7 @@ def _keywords(tokens: list[tx.Token], mode: str, lemma_: str) -> list[str]:
     if mode == "fixed":
         return [lemma_]
     if mode == "recipients":
-        return sorted({t.norm for t in tokens if tx.is_recipient(t.core) and not t.possessive})
+        return sorted({keyword(t.norm) for t in tokens if tx.is_recipient(t.core) and not t.possessive})
     if mode == "command":
         lits = [t for t in tokens if t.literal]
         out: list[str] = []
@@ -165,9 +165,12 @@ def _keywords(tokens: list[tx.Token], mode: str, lemma_: str) -> list[str]:
     for t in tokens:
         w = t.norm
         if tx.is_path_like(t.core) and not t.literal:
-            out_words.append(_path_keyword(w))
+            out_words.append(keyword(_path_keyword(w)))
             continue
-        if t.literal or tx.is_recipient(t.core) or tx.is_domain(t.core):
+        if tx.is_recipient(t.core) or tx.is_domain(t.core):
+            out_words.append(keyword(w))
+            continue
+        if t.literal:
             out_words.append(w.rstrip("/") or w)
             continue
         w = w.strip("'")
@@ -182,6 +185,22 @@ def _keywords(tokens: list[tx.Token], mode: str, lemma_: str) -> list[str]:
             continue
         out_words.append(w)
     return sorted(set(out_words))[:5]
+
+
+def keyword(value: str) -> str:
+    """A keyword in the contract's form: words that must all appear in the call (facts.words, path
+    segments, domain labels), space-separated. "build/cache" -> "build cache", "alice@example.com"
+    -> "alice example com"; a file name keeps its dot ("main.py" is one path segment)."""
+    low = value.lower().strip()
+    if "/" in low:
+        return " ".join(seg for seg in low.split("/") if seg)
+    if "@" in low:
+        local = re.split(r"[^0-9a-z]+", low.split("@", 1)[0])
+        if all(len(w) >= 2 for w in local if w):
+            return " ".join(w for w in re.split(r"[^0-9a-z]+", low) if len(w) >= 2)
+    # A word too short to be one of facts.words ("a@x.com") stays whole: Python still strips it
+    # from grants exactly; Rego's word match cannot express it.
+    return low
 
 
 def _path_keyword(w: str) -> str:
