@@ -48,7 +48,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any] | None, str]] = [
         SEND,
         g("COMMUNICATION", "send", SEND, recipients=["attacker@evil.com"]),
         None,
-        "literal recipient",
+        "none of its recipients passed",
     ),
     (
         "invented-quote",

@@ -36,11 +36,11 @@ _TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9-]*)__(\*|[a-z0-9][a-z0-9_-]*)$"
 _NEEDS: dict[str, tuple[str, str]] = {
     # capability -> (target list it needs, why)
     "send": ("recipients", "a send needs a literal recipient the owner asked to send to"),
-    "delete": ("paths", "a delete needs a literal path"),
+    "delete": ("paths", "a delete needs a literal path (or names emails, events, records: no files)"),
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
-    "install": ("packages", "an install needs the package names"),
 }
+_TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools")
 # Capabilities whose verbs are generic ("run", "make", "save"): the quote must also name the
 # thing (the tests, the linter, a branch, memory) unless the verb alone says it ("test", "chmod").
 _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -311,8 +311,18 @@ def harden_grant(
         out.workspace = False
     elif cap == "commit":
         out.workspace = True
+    for attr in _TARGETS:
+        # Named targets that all failed never widen into "no bound" (or into the workspace).
+        if getattr(g, attr) and not getattr(out, attr):
+            _drop(h, out, f"none of its {attr} passed the checks", message)
+            return None
     need = _NEEDS.get(cap)
-    if need and not getattr(out, need[0]):
+    # A delete of no file in particular (emails, events, records) is what Rego's pathless grant
+    # covers; it needs the quote to name such things.
+    pathless_delete = cap == "delete" and bool(
+        {t.norm for c in clauses for t in c.clause.tokens[c.i :]} & lx.PATHLESS_OBJECTS
+    )
+    if need and not getattr(out, need[0]) and not pathless_delete:
         _drop(h, out, need[1], message)
         return None
     if cap == "publish" and not (out.domains or out.tools):

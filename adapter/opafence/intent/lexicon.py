@@ -316,8 +316,8 @@ INSTALL_TOOLS = {
 # Object nouns that make "update"/"create"/"open" an external write.
 SERVICES = frozenset(
     words(
-        "github gitlab bitbucket jira confluence notion linear slack discord teams trello asana "
-        "salesforce hubspot crm zendesk calendar gcal drive dropbox twitter linkedin mastodon reddit "
+        "github gitlab bitbucket gmail outlook jira confluence notion linear slack discord teams trello "
+        "asana salesforce hubspot crm zendesk calendar gcal drive dropbox twitter linkedin mastodon reddit "
         "wordpress medium airtable sheets figma shopify sentry pagerduty datadog intercom freshdesk "
         "monday clickup basecamp webflow ghost substack youtube instagram facebook bluesky"
     )
@@ -338,6 +338,14 @@ CODE_OBJECTS = frozenset(
         "changelog makefile dockerfile query queries import imports print prints statement statements "
         "line lines variable variables field fields parameter parameters argument arguments usage "
         "usages call calls log logging debug todo todos comment comments typo typos bug bugs"
+    )
+)
+# Things deleted that are not files: a delete grant without paths covers only such deletions.
+PATHLESS_OBJECTS = frozenset(
+    words(
+        "email emails mail mails message messages event events meeting meetings record records contact "
+        "contacts ticket tickets issue issues comment comments post posts tweet tweets invite invites "
+        "notification notifications spam newsletter newsletters subscriber subscribers entry entries"
     )
 )
 FOLDER_WORDS = frozenset(

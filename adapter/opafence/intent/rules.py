@@ -460,6 +460,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
             paths = [t.core for t in obj if not t.literal and not t.core.startswith("-")] or paths
         if not paths and words & lx.CODE_OBJECTS:
             return _edit(c)
+        if not paths and words & lx.PATHLESS_OBJECTS:
+            # "delete the spam emails": no file; bounded to the service when one is named
+            return [_grant(c, "DELETE", "delete", tools=_services(c))]
         return [_grant(c, "DELETE", "delete", paths=paths)]
 
     # runners and commands
