@@ -357,15 +357,6 @@ RECIPIENT_BLOCKERS = frozenset(
         "di da sauf excepto tranne"
     )
 )
-GREETING_WORDS = frozenset(words("hi hey hello thanks thank cheers ok okay yes yeah great cool"))
-SPEECH_VERBS = frozenset(
-    words(
-        "said says wrote writes asked asks replied replies mentioned mentions claims claimed stated "
-        "states added adds commented tweeted posted instructs instructed requested requests told tells "
-        "suggested suggests wants wanted demanded demands sagt sagte schrieb dit écrit dice dijo "
-        "escribió"
-    )
-)
 
 # A negated verb -> (classes it forbids, how the object narrows it):
 #   "recipients": only addresses narrow ("don't email alice@x.com"); anything else is the whole class
@@ -516,16 +507,9 @@ _LEMMAS: dict[str, str] = {}
 for _verb in sorted(_all_verbs()):
     for _form in _inflections(_verb):
         _LEMMAS.setdefault(_form, _verb)
-# Nominal forms that read like verbs in a negation ("no deletions") are in NOUN_CLASSES.
-VERB_LEMMAS = frozenset(_LEMMAS.values())
 
 
 @cache
 def lemma(word: str) -> str:
     """The lemma of an inflected verb form, or "" when the word is not a verb we know."""
     return _LEMMAS.get(word, "")
-
-
-def capabilities_of(verb_lemma: str) -> list[tuple[str, str]]:
-    """Every (class, capability) whose verb list holds this lemma."""
-    return [key for key, verbs in CAPABILITY_VERBS.items() if verb_lemma in verbs]

@@ -132,6 +132,13 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         if t.literal:
             continue
         if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+            if (
+                t.norm == "whether"
+                and k + 2 < len(toks)
+                and toks[k + 1].norm == "or"
+                and toks[k + 2].norm == "not"
+            ):
+                continue  # "whether or not it is empty": no condition on the request
             return "conditional", -1
         if t.norm in lx.FOREIGN_NEGATIONS and t.norm not in ("no", "non", "ne"):
             return "negated", -1
@@ -513,7 +520,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     return "reads need no grant"
 
 
-def _bounds(instruction: str, toks: list[tx.Token], cls: list[tx.Clause], notes: list[Note]) -> DraftBounds:
+def _bounds(cls: list[tx.Clause], notes: list[Note]) -> DraftBounds:
     bounds = DraftBounds()
     for clause in cls:
         low = clause.text.lower()
@@ -578,7 +585,7 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
     """The draft the owner's instruction asks for, and a note per clause for --explain."""
     instruction = split.instruction
     a = analysis if analysis is not None and analysis.text == instruction else analyze(instruction)
-    toks, cls = a.tokens, a.clauses
+    cls = a.clauses
     notes: list[Note] = []
     grants: list[DraftGrant] = []
     purpose = ""
@@ -608,6 +615,6 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
             notes.append(Note(clause.text, "grant", f"{g.class_}/{g.capability}"))
         if not purpose:
             purpose = clause.text
-    bounds = _bounds(instruction, toks, cls, notes)
+    bounds = _bounds(cls, notes)
     purpose = tx.normalize_space(purpose or (instruction.split("\n", 1)[0] if instruction else ""))[:160]
     return Draft(purpose=purpose, grants=grants, bounds=bounds), notes

@@ -153,7 +153,10 @@ def skip_fillers(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
     while changed and i < n:
         changed = False
         t = tokens[i]
-        if not t.literal and (t.norm.strip("-•*0123456789.)") == "" or t.norm in ("-", "•", "*")):
+        # list markers ("-", "1.", "•") and tokens with no letter or digit at all (emoji, arrows)
+        if not t.literal and (
+            t.norm.strip("-•*0123456789.)") == "" or not any(ch.isalnum() for ch in t.norm)
+        ):
             i += 1
             changed = True
             continue
