@@ -84,3 +84,30 @@ def test_bad_compiler_config_is_a_clear_error(capsys: pytest.CaptureFixture[str]
     (_in_project / "c.yaml").write_text("compiler:\n  kind: llm\n  modle: x\n")
     assert main(["compile", "--config", str(_in_project / "c.yaml"), "hi"]) == 2
     assert "unknown key 'compiler.modle'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("compiler", "error"),
+    [
+        ({"kind": "gpt"}, "compiler.kind"),
+        ({"base_url": "http://llm.example.com/v1"}, "compiler.base_url"),
+        ({"api_key_env": "sk-live-123"}, "compiler.api_key_env"),
+        ({"timeout_s": 0}, "compiler.timeout_s"),
+        ({"on_failure": "allow"}, "compiler.on_failure"),
+    ],
+)
+def test_compiler_config_is_validated(compiler: dict[str, object], error: str) -> None:
+    from opafence.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match=error.replace(".", r"\.")):
+        parse_config({"compiler": compiler}, "c.yaml", env={})
+
+
+def test_compiler_config_defaults() -> None:
+    from opafence.config import parse_config
+
+    c = parse_config(
+        {"compiler": {"kind": "llm", "base_url": "http://127.0.0.1:8080/v1/"}}, "c.yaml", env={}
+    ).compiler
+    assert c.base_url == "http://127.0.0.1:8080/v1" and c.api_key_env == "OPENROUTER_API_KEY"
+    assert c.json_mode and c.on_failure == "fallback" and c.timeout_s == 20.0
