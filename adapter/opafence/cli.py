@@ -1,4 +1,4 @@
-"""The `opafence` command: replay, doctor, demo, facts, compile, explain."""
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit."""
 
 from __future__ import annotations
 
@@ -142,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("demo", help="the offline demo: a prompt-injected inbox task, judged")
     m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
     m.set_defaults(func=cmd_demo)
+
+    from opafence.audit_cmd import add_parser as add_audit_parser
+
+    add_audit_parser(sub)
     return p
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opafence.audit import AuditLog, arg_digests
 from opafence.config import Config, ConfigError, load_config
@@ -33,6 +33,9 @@ from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.session import reads_secret
+
+if TYPE_CHECKING:
+    from opafence.budget.hooks import BudgetHooks
 
 log = logging.getLogger("opafence.plugin")
 
@@ -111,6 +114,7 @@ class Fence:
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
+        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -341,6 +345,8 @@ class Fence:
         else:
             doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
             doc["session"]["subagent"] = subagent
+            if self.budgets is not None:
+                self.budgets.annotate(doc, rec.key, tool, snap, call_id)
             decision = self.bridge.decide(doc)
         digest = args_hash(snap)
         with self.store._lock:
