@@ -466,3 +466,11 @@ def test_home_and_cwd_are_used() -> None:
     assert got["paths"][0]["path"] == f"{WS}/x"
     got = build_facts("read_file", {"path": "~"}, CTX)
     assert got["paths"][0]["path"] == HOME
+
+
+def test_mcp_nested_values_name_their_top_level_argument() -> None:
+    got = build_facts(
+        "mcp__fs__copy", {"spec": {"from": {"path": "/etc/shadow"}, "url": "https://x.example/u"}}, CTX
+    )
+    assert got["paths"] == [P("/etc/shadow", "/etc/shadow", "spec", "arg", "")]
+    assert got["urls"] == [U("https://x.example/u", "https", "x.example", path="/u", arg="spec")]

@@ -1253,3 +1253,18 @@ def test_mixed_unicode_does_not_crash_the_process(seed: int) -> None:
         [sys.executable, "-c", _FUZZ, str(seed), "6000"], capture_output=True, timeout=600, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("(" * 3000 + "ls" + ")" * 3000, "shell_too_deep"),
+        ("{ " * 3000 + "ls" + "; }" * 3000, "shell_too_deep"),
+        ("x=$((" + "1+" * 20000 + "1))", "shell_too_deep"),
+        ("a | " * 5000 + "b", "too_many_commands"),
+    ],
+    ids=["nested subshells", "nested groups", "long arithmetic", "long pipeline"],
+)
+def test_pathological_nesting_is_opaque_not_a_crash(command: str, reason: str) -> None:
+    got = build_facts("terminal", {"command": command}, CTX)
+    assert got["opaque_reasons"] == [reason]

@@ -430,13 +430,13 @@ def _generic(c: _Call) -> None:
                 c.python(text, top_key)
                 continue
             if url.is_url(stripped):
-                c.add_url(stripped, key, target=False)
+                c.add_url(stripped, top_key, target=False)
             elif low in _URL_KEYS or low.endswith(_URL_SUFFIXES):
-                c.add_url(stripped, key)
+                c.add_url(stripped, top_key)
             elif (low in _PATH_KEYS or low.endswith(_PATH_SUFFIXES) or _path_shaped(stripped)) and (
                 "\n" not in stripped and len(stripped) <= paths.MAX_PATH
             ):
-                c.path(stripped, key)
+                c.path(stripped, top_key)
 
 
 _READERS: dict[str, Callable[[_Call], None]] = {

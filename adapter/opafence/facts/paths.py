@@ -160,7 +160,7 @@ def expand_tilde(text: str, home: str, cwd: str) -> tuple[str, str]:
     return found + rest, ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Normalized:
     raw: str
     path: str  # "" when it could not be canonicalized

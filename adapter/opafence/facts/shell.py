@@ -28,6 +28,7 @@ from opafence.facts.collect import MAX_DEPTH, Collector
 MAX_SOURCE = 256 * 1024
 MAX_FIELDS = 4096
 MAX_BRACE = 256
+MAX_NESTING = 120  # syntactic nesting walked (subshells in subshells, ...)
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
 _WORD_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -53,7 +54,7 @@ LIT, QUO, EXP = 0, 1, 2  # unquoted literal, quoted literal, unquoted expansion 
 Piece = tuple[str, int]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Field:
     text: str
     dynamic: bool = False
@@ -61,7 +62,7 @@ class Field:
     decoded: bool = False  # produced by a command substitution whose output was decoded
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Feed:
     """What flows into a command's standard input from the command before it in a pipeline."""
 
@@ -71,13 +72,13 @@ class Feed:
     kind: str = "shell_c"  # the context a program read from this content runs in
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Stdin:
     text: str
     kind: str  # "heredoc" | "herestring"
 
 
-@dataclass
+@dataclass(slots=True)
 class Tail:
     """Redirections that tree-sitter attached to a list or pipeline but belong to its last command."""
 
@@ -87,7 +88,7 @@ class Tail:
     piped: bool = False  # the command's output continues into a pipeline (here-doc quirk)
 
 
-@dataclass
+@dataclass(slots=True)
 class State:
     cwd: str | None
     vars: dict[str, str | None]
@@ -445,21 +446,39 @@ _CONDITIONAL = frozenset(
 )
 
 
+# Commands whose arguments, input or output mean more than their argv (see Walker._after).
+_SPECIAL = (
+    SHELLS
+    | NODES
+    | frozenset(OTHER_INTERPRETERS)
+    | _DECODERS
+    | frozenset(_DECODE_FLAG)
+    | frozenset(_BODY_C)
+    | _PASSTHROUGH
+    | frozenset(
+        {"cd", "pushd", "popd", "read", "mapfile", "readarray", "getopts", "printf", "echo", "eval"}
+        | {"source", ".", "trap", "find", "watch", "awk", "gawk", "mawk", "nawk", "busybox", "sed"}
+        | {"gsed", "git", "ssh", "scp", "sftp", "rsync", "patch", "tr"}
+    )
+)
+
+
 class Walker:
     def __init__(self, col: Collector, code_parser: Callable[..., None] | None = None) -> None:
         self.col = col
         self.code_parser = code_parser
         self.src = b""  # the original bytes of the program being walked
+        self.nest = 0  # Python recursion used by the walk (a deeper tree is opaque, not a crash)
 
     # -- entry ---------------------------------------------------------------------------
     def run(self, text: str, st: State) -> Feed:
         """Parse and walk one shell program (a whole command, or a -c / eval / here-doc body)."""
         if st.depth > MAX_DEPTH:
             self.col.opaque("shell_too_deep")
-            return Feed(decoded=True)
+            return Feed()
         if len(text) > MAX_SOURCE:
             self.col.opaque("shell_too_large")
-            return Feed(decoded=True)
+            return Feed()
         src = text.encode("utf-8", "replace")
         if b"\x00" in src:
             # bash never sees past a NUL (and Hermes cannot pass one to a process)
@@ -538,7 +557,18 @@ class Walker:
         tail: Tail | None = None,
         inherited: list[dict[str, Any]] | None = None,
     ) -> Feed:
-        inh = inherited or []
+        if self.nest >= MAX_NESTING or not self.col.room_for_commands():
+            self.col.opaque("shell_too_deep" if self.nest >= MAX_NESTING else "too_many_commands")
+            return Feed()
+        self.nest += 1
+        try:
+            return self._visit(node, st, feed, tail, inherited or [])
+        finally:
+            self.nest -= 1
+
+    def _visit(
+        self, node: tree_sitter.Node, st: State, feed: Feed, tail: Tail | None, inh: list[dict[str, Any]]
+    ) -> Feed:
         t = node.type
         if t == "command":
             return self._command(node, st, feed, tail, inh)
@@ -578,6 +608,16 @@ class Walker:
         return Feed()
 
     def _generic(self, node: tree_sitter.Node, st: State, inherited: list[dict[str, Any]]) -> None:
+        if self.nest >= MAX_NESTING:
+            self.col.opaque("shell_too_deep")
+            return
+        self.nest += 1
+        try:
+            self._generic_children(node, st, inherited)
+        finally:
+            self.nest -= 1
+
+    def _generic_children(self, node: tree_sitter.Node, st: State, inherited: list[dict[str, Any]]) -> None:
         for child in node.children:
             if not child.is_named:
                 continue
@@ -1004,7 +1044,7 @@ class Walker:
         sub = st.fork(kind, deeper=True)
         if sub.depth > MAX_DEPTH:
             self.col.opaque("shell_too_deep")
-            return True
+            return False
         text = self._text(node)
         if text.startswith("`"):
             inner = re.sub(r"\\([\\`$])", r"\1", text[1:-1] if text.endswith("`") else text[1:])
@@ -1085,7 +1125,11 @@ class Walker:
             ct = child.type
             if ct == "command_name":
                 inner = child.named_children
-                words.extend(self.fields(inner[0] if inner else child, st))
+                head = inner[0] if inner else child
+                if head.type == "word" and _PLAIN_WORD_SAFE.isdisjoint(text := self._text(head)):
+                    words.append(Field(text))
+                else:
+                    words.extend(self.fields(head, st))
             elif ct == "variable_assignment" and not words:
                 name, value = self._assign_value(child, st)
                 env[name] = value if value is not None else self._text(child).partition("=")[2]
@@ -1093,6 +1137,8 @@ class Walker:
                 self._redirect(child, st, own)
             elif ct == "heredoc_redirect":
                 self._heredoc(child, st, own, cont)
+            elif ct == "word" and _PLAIN_WORD_SAFE.isdisjoint(text := self._text(child)):
+                words.append(Field(text))
             elif child.is_named and ct != "comment":
                 words.extend(self.fields(child, st))
             if len(words) > MAX_FIELDS:
@@ -1331,6 +1377,9 @@ class Walker:
         stdin: Stdin | None,
         cwd: str | None,
     ) -> Feed:
+        if name not in _SPECIAL and not is_python(name):
+            # the common case: nothing to parse further, output unknown but not decoded
+            return Feed(name, None, feed.decoded)
         decoded = feed.decoded or self._is_decoder(name, argv)
         if name in ("cd", "pushd"):
             self._cd(operands, st)
@@ -1816,7 +1865,13 @@ class Walker:
 
 
 def _contains(node: tree_sitter.Node, kind: str) -> bool:
-    return any(c.type == kind or _contains(c, kind) for c in node.children)
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.type == kind:
+            return True
+        stack.extend(n.children)
+    return False
 
 
 def _merge(chars: list[tuple[str, int]]) -> list[Piece]:
