@@ -1262,9 +1262,43 @@ def test_mixed_unicode_does_not_crash_the_process(seed: int) -> None:
         ("{ " * 3000 + "ls" + "; }" * 3000, "shell_too_deep"),
         ("x=$((" + "1+" * 20000 + "1))", "shell_too_deep"),
         ("a | " * 5000 + "b", "too_many_commands"),
+        ("a && " * 5000 + "b", "too_many_commands"),
     ],
-    ids=["nested subshells", "nested groups", "long arithmetic", "long pipeline"],
+    ids=["nested subshells", "nested groups", "long arithmetic", "long pipeline", "long and-chain"],
 )
 def test_pathological_nesting_is_opaque_not_a_crash(command: str, reason: str) -> None:
     got = build_facts("terminal", {"command": command}, CTX)
     assert got["opaque_reasons"] == [reason]
+
+
+GONE = "/nonexistent-dir-opafence"
+
+
+@pytest.mark.parametrize(
+    ("command", "rm_path", "reasons"),
+    [
+        ("cd /tmp; rm x", "/tmp/x", []),
+        (f"cd {GONE} && rm x", f"{GONE}/x", []),
+        (f"cd {GONE}; rm x", "", ["shell_dynamic_cwd"]),
+        (f"cd {GONE} 2>/dev/null && true; rm x", "", ["shell_dynamic_cwd"]),
+        (f"cd {GONE} || rm x", "", ["shell_dynamic_cwd"]),
+        (f"mkdir -p {GONE} && cd {GONE} && rm x", f"{GONE}/x", []),
+        (f"cd {GONE} && (rm x)", f"{GONE}/x", []),
+    ],
+    ids=[
+        "existing dir",
+        "and-chain",
+        "semicolon",
+        "and-chain then semicolon",
+        "or",
+        "created first",
+        "subshell",
+    ],
+)
+def test_cd_to_a_directory_that_may_not_exist(command: str, rm_path: str, reasons: list[str]) -> None:
+    """`cd nowhere; rm x` runs rm where the shell already was when the cd fails: the path is
+    unknown rather than the cd target."""
+    got = shell.parse(command, WS, HOME)
+    rm = [c for c in got["commands"] if c["name"] == "rm"]
+    assert rm[0]["operand_paths"] == [rm_path]
+    assert got["opaque_reasons"] == reasons

@@ -13,6 +13,7 @@ error, a body nested too deep. Opaque is never a read.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -94,6 +95,9 @@ class State:
     vars: dict[str, str | None]
     context: str
     depth: int
+    # cwd came from a `cd` to a directory that does not exist (yet): it holds on the success
+    # path of the current && chain, and is unknown once the statement ends or after `||`.
+    tentative: bool = False
 
     def fork(self, context: str | None = None, deeper: bool = False) -> State:
         return State(self.cwd, dict(self.vars), context or self.context, self.depth + (1 if deeper else 0))
@@ -547,6 +551,10 @@ class Walker:
         for i, node in enumerate(stmts):
             last = i == len(stmts) - 1
             out = self.visit(node, st, feed if i == 0 else Feed(), tail if last else None, inherited)
+            if st.tentative:
+                # `cd nowhere; rm x`: if the cd failed, rm ran where we were.
+                st.cwd = None
+                st.tentative = False
         return out
 
     def visit(
@@ -639,11 +647,16 @@ class Walker:
     ) -> Feed:
         # a && b || c: later elements may not run, so what they change is uncertain afterwards
         # (but visible to the elements after them, which only run on that path).
-        elems = [c for c in node.children if c.is_named and c.type != "comment"]
-        before = st.snapshot()
+        elems: list[tree_sitter.Node] = []
+        ops: list[str] = []
+        self._flatten_list(node, elems, ops)
         snapshots = []
         out = Feed()
         for i, elem in enumerate(elems):
+            if i and i - 1 < len(ops) and ops[i - 1] == "||" and st.tentative:
+                # what follows || runs when the cd before it failed
+                st.cwd = None
+                st.tentative = False
             out = self.visit(elem, st, feed if i == 0 else Feed(), tail if i == len(elems) - 1 else None, inh)
             snapshots.append(st.snapshot())
         if len(snapshots) > 1:
@@ -652,8 +665,28 @@ class Walker:
                 if snap != first:
                     st.merge_uncertain(first)
                     break
-        del before
         return out
+
+    def _flatten_list(self, node: tree_sitter.Node, elems: list[tree_sitter.Node], ops: list[str]) -> None:
+        """`a && b || c` is list(list(a, b), c) in the grammar: one chain of elements and operators
+        (walked without recursion: a chain can be thousands of elements long)."""
+        chain = [node]
+        while True:
+            first = next((c for c in chain[-1].children if c.is_named and c.type != "comment"), None)
+            if first is None or first.type != "list":
+                break
+            chain.append(first)
+        for depth, lst in enumerate(reversed(chain)):
+            skipped = depth == 0  # the innermost list has no nested list to skip
+            for child in lst.children:
+                if child.type == "comment":
+                    continue
+                if not child.is_named:
+                    ops.append(child.type)
+                elif not skipped:
+                    skipped = True  # the nested list, already flattened
+                else:
+                    elems.append(child)
 
     def _pipeline(
         self,
@@ -1482,7 +1515,9 @@ class Walker:
             return
         if not f.text.startswith("/") and st.cwd is None:
             return
-        st.cwd = paths.resolve(f.text, st.cwd or "/", self.col.cache)
+        target = paths.resolve(f.text, st.cwd or "/", self.col.cache)
+        st.tentative = st.tentative or not os.path.isdir(target)
+        st.cwd = target
 
     def _stdin_program(self, feed: Feed, stdin: Stdin | None) -> tuple[str | None, str, bool]:
         """(program text, context, decoded) for an interpreter that reads its program from stdin."""
