@@ -338,3 +338,32 @@ def test_idna_host_is_ascii_and_stable(host: str) -> None:
     if ok:
         assert encoded.isascii()
         assert url.normalize_host(encoded)[0] == encoded
+
+
+@pytest.mark.parametrize(
+    ("raw", "host", "path"),
+    [
+        ("http://evil.example\\@good.example/", "evil.example", "/@good.example/"),
+        ("http:/\\evil.example/x", "evil.example", "/x"),
+        ("http:evil.example", "evil.example", ""),
+        ("https:////evil.example/", "evil.example", "/"),
+        ("https://ev\til.exa\nmple/", "evil.example", "/"),
+        ("http://good.example#@evil.example", "good.example", ""),
+        ("http://good.example?@evil.example", "good.example", ""),
+        ("http://user@evil.example@good.example/", "good.example", "/"),
+    ],
+    ids=[
+        "backslash before @",
+        "slash-backslash",
+        "no slashes",
+        "many slashes",
+        "tab and newline",
+        "fragment",
+        "query",
+        "two @",
+    ],
+)
+def test_host_is_where_a_browser_would_go(raw: str, host: str, path: str) -> None:
+    fact, _ = url.parse(raw, "url")
+    assert fact is not None
+    assert (fact["host"], fact["path"]) == (host, path)

@@ -125,6 +125,26 @@ def _secret_like(raw: str, query: str, fragment: str, has_credentials: bool) -> 
     return False
 
 
+_SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp", "file")
+_STRIPPED = str.maketrans("", "", "\t\n\r")
+
+
+def _whatwg(text: str) -> str:
+    """Read a URL the way browsers and curl-like clients do, not only the way urlsplit does:
+    tabs and newlines are dropped, and for http(s)/ws(s)/ftp/file a backslash is a slash and
+    any run of slashes after the scheme starts the host (`http:/\\evil.com`, and
+    `http://evil.com\\@good.com` goes to evil.com)."""
+    text = text.translate(_STRIPPED)
+    colon = text.find(":")
+    if colon <= 0 or text[:colon].lower() not in _SPECIAL_SCHEMES:
+        return text
+    rest = text[colon + 1 :].replace("\\", "/")
+    stripped = rest.lstrip("/")
+    if text[:colon].lower() == "file":
+        return f"{text[:colon]}://{rest[2:] if rest.startswith('//') else rest}"
+    return f"{text[:colon]}://{stripped}"
+
+
 def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] | None, str]:
     """One URL -> (facts, problem). facts is None when the text is not a URL at all;
     problem is a reason code when it is one but could not be fully understood."""
@@ -134,6 +154,7 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
         return _data_url(raw, arg), ""
     if not text or len(text) > MAX_URL:
         return None, ""
+    text = _whatwg(text)
     if "://" not in text and not text.lower().startswith(("data:", "mailto:")):
         if not default_scheme:
             return None, ""
