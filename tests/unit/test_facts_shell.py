@@ -1302,3 +1302,36 @@ def test_cd_to_a_directory_that_may_not_exist(command: str, rm_path: str, reason
     rm = [c for c in got["commands"] if c["name"] == "rm"]
     assert rm[0]["operand_paths"] == [rm_path]
     assert got["opaque_reasons"] == reasons
+
+
+@pytest.mark.parametrize(
+    ("command", "reasons"),
+    [
+        ('echo "$PAYLOAD" | sh', ["shell_dynamic_body"]),
+        ('printf "%s" "$P" | bash', ["shell_dynamic_body"]),
+        ('bash <<< "$PAYLOAD"', ["shell_dynamic_body"]),
+        ('python3 <<< "$CODE"', ["shell_dynamic_body"]),
+        ('echo "$X" | tee out.txt', []),
+        ("cat script.sh | sh", []),
+    ],
+    ids=[
+        "echo var to sh",
+        "printf var to bash",
+        "here-string var",
+        "python here-string var",
+        "not run",
+        "a file",
+    ],
+)
+def test_unknown_text_run_as_a_program(command: str, reasons: list[str]) -> None:
+    assert shell.parse(command, WS, HOME)["opaque_reasons"] == reasons
+
+
+def test_alias_body_is_parsed() -> None:
+    got = shell.parse("shopt -s expand_aliases; alias ls='rm -rf /srv'; ls", WS, HOME)
+    assert [(c["name"], c["context"]) for c in got["commands"]] == [
+        ("shopt", "top"),
+        ("alias", "top"),
+        ("rm", "eval"),
+        ("ls", "top"),
+    ]

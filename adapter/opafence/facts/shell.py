@@ -462,7 +462,7 @@ _SPECIAL = (
     | frozenset(
         {"cd", "pushd", "popd", "read", "mapfile", "readarray", "getopts", "printf", "echo", "eval"}
         | {"source", ".", "trap", "find", "watch", "awk", "gawk", "mawk", "nawk", "busybox", "sed"}
-        | {"gsed", "git", "ssh", "scp", "sftp", "rsync", "patch", "tr"}
+        | {"gsed", "git", "ssh", "scp", "sftp", "rsync", "patch", "tr", "alias"}
     )
 )
 
@@ -760,6 +760,8 @@ class Walker:
                 into.stdin = Stdin(text + "\n", "herestring")
             elif any(f.decoded for f in fields):
                 into.stdin = Stdin("", "decoded")
+            else:
+                into.stdin = Stdin("", "unknown")
             return
         op = ""
         fd: int | None = None
@@ -1444,6 +1446,11 @@ class Walker:
                 self.col.opaque("shell_dynamic_body")
             elif body.text not in ("-", ""):
                 self._body(body.text, sub, "eval")
+        elif name == "alias":
+            # only with `shopt -s expand_aliases`, but then `alias ls='rm -rf /'; ls` runs it
+            for f in operands:
+                if "=" in f.text and not f.dynamic:
+                    self._body(f.text.partition("=")[2], sub, "eval")
         elif name == "find":
             self._find(argv, sub)
         elif name == "watch":
@@ -1462,7 +1469,10 @@ class Walker:
             self._patch_stdin(name, argv, stdin.text, cwd)
         # What this command writes to its standard output, for the next one in a pipeline.
         content: str | None = None
-        if name == "echo" and not any(f.dynamic for f in argv[1:]):
+        if name in ("echo", "printf") and any(f.dynamic for f in argv[1:]):
+            # text built from values we cannot see: a shell reading it runs unknown code
+            return Feed(name, None, decoded or any(f.decoded for f in argv[1:]), "unknown")
+        if name == "echo":
             opts = [f.text for f in argv[1:] if re.fullmatch(r"-[neE]+", f.text)]
             words = [f.text for f in argv[1 + len(opts) :]]
             text = " ".join(words)
@@ -1470,12 +1480,14 @@ class Walker:
                 decoded = True
             else:
                 content = text + ("" if any("n" in o for o in opts) else "\n")
-        elif name == "printf" and len(argv) == 2 and not argv[1].dynamic:
+        elif name == "printf" and len(argv) == 2:
             if "\\" in argv[1].text or "%" in argv[1].text:
                 decoded = True
             else:
                 content = argv[1].text
         elif name in _PASSTHROUGH and not [f for f in operands if f.text != "-"]:
+            if stdin is not None and stdin.kind == "unknown":
+                return Feed(name, None, decoded, "unknown")
             if stdin is not None and stdin.kind != "decoded":
                 return Feed(name, stdin.text, decoded, "heredoc")
             if stdin is not None:
@@ -1522,14 +1534,27 @@ class Walker:
     def _stdin_program(self, feed: Feed, stdin: Stdin | None) -> tuple[str | None, str, bool]:
         """(program text, context, decoded) for an interpreter that reads its program from stdin."""
         if stdin is not None:
-            if stdin.kind == "decoded":
-                return None, "", True
+            if stdin.kind in ("decoded", "unknown"):
+                return None, stdin.kind, stdin.kind == "decoded"
             return stdin.text, "heredoc", False
         if feed.decoded:
             return None, "", True
+        if feed.kind == "unknown":
+            return None, "unknown", False
         if feed.content is not None:
             return feed.content, feed.kind, False
         return None, "", False
+
+    def _program_from_stdin(self, feed: Feed, stdin: Stdin | None) -> tuple[str | None, str]:
+        """The program an interpreter reads from stdin, or None (opacity already recorded)."""
+        program, context, decoded = self._stdin_program(feed, stdin)
+        if decoded:
+            self.col.opaque("decode_and_run")
+            return None, ""
+        if context == "unknown":
+            self.col.opaque("shell_dynamic_body")
+            return None, ""
+        return program, context
 
     def _shell_invocation(self, argv: list[Field], st: State, feed: Feed, stdin: Stdin | None) -> None:
         i = 1
@@ -1575,10 +1600,8 @@ class Walker:
         self._run_stdin_shell(st, feed, stdin)
 
     def _run_stdin_shell(self, st: State, feed: Feed, stdin: Stdin | None) -> None:
-        program, context, decoded = self._stdin_program(feed, stdin)
-        if decoded:
-            self.col.opaque("decode_and_run")
-        elif program is not None:
+        program, context = self._program_from_stdin(feed, stdin)
+        if program is not None:
             self._body(program, st, context)
 
     def _python_invocation(self, argv: list[Field], st: State, feed: Feed, stdin: Stdin | None) -> None:
@@ -1617,10 +1640,8 @@ class Walker:
             elif a in ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
                 break
             return  # a script file
-        program, _context, decoded = self._stdin_program(feed, stdin)
-        if decoded:
-            self.col.opaque("decode_and_run")
-        elif program is not None:
+        program, _context = self._program_from_stdin(feed, stdin)
+        if program is not None:
             self._python_body(program, st, "python_c")
 
     def _python_body(self, text: str, st: State, context: str) -> None:
@@ -1646,10 +1667,8 @@ class Walker:
                 if f.decoded:
                     self.col.opaque("decode_and_run")
                 return
-        program, _c, decoded = self._stdin_program(feed, stdin)
-        if decoded:
-            self.col.opaque("decode_and_run")
-        elif program is not None:
+        program, _c = self._program_from_stdin(feed, stdin)
+        if program is not None:
             self._js_body(Field(program), st)
 
     def _js_body(self, body: Field, st: State) -> None:
@@ -1679,10 +1698,8 @@ class Walker:
                 if f.decoded:
                     self.col.opaque("decode_and_run")
                 return
-        program, _c, decoded = self._stdin_program(feed, stdin)
-        if decoded:
-            self.col.opaque("decode_and_run")
-        elif program is not None:
+        program, _c = self._program_from_stdin(feed, stdin)
+        if program is not None:
             self.col.opaque(f"{name.lower()}_e")
 
     def _eval(self, args: list[Field], st: State) -> None:
