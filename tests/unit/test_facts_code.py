@@ -438,3 +438,23 @@ def test_unknown_values_make_commands_opaque(lines: list[str]) -> None:
     ran = any(c in calls for c in ("os.system", "subprocess.run"))
     if ran and not got["opaque"]:
         assert got.get("shell", {}).get("commands")
+
+
+@pytest.mark.parametrize(
+    ("code", "reasons"),
+    [
+        ("import os\nlist(map(os.system, ['rm -rf /srv']))", ["code_indirect_call"]),
+        ("import os\n(lambda f: f('rm -rf /srv'))(os.system)", ["code_indirect_call"]),
+        (
+            "import subprocess\nsubprocess.run(**{'args': 'rm -rf /srv', 'shell': True})",
+            ["code_dynamic_command"],
+        ),
+        ("import os\nos.system(*['rm -rf /srv'])", ["code_dynamic_command"]),
+        ("runner = eval\nrunner('1')", ["code_eval"]),
+        ("import subprocess\nsubprocess.run(['ls'], stdout=subprocess.PIPE, check=True)", []),
+        ("import os\nrun = os.system\nrun('ls')", []),
+    ],
+    ids=["map", "lambda", "kwargs", "starred", "eval alias", "constants are fine", "resolved alias"],
+)
+def test_indirect_use_of_command_runners(code: str, reasons: list[str]) -> None:
+    assert facts(code)["opaque_reasons"] == reasons

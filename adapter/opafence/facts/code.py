@@ -175,15 +175,22 @@ class Analyzer:
             return
         self._bindings(nodes)
         self.literal_paths: list[str] = []
+        # Expressions that are called directly, or bound once to a name we resolve (`f = os.system`).
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        called |= {id(v) for v in self.consts.values()}
         for node in nodes:
             if isinstance(node, ast.Call):
                 self._call(node)
             elif isinstance(node, ast.Attribute):
                 if node.attr in _DUNDER_ESCAPES:
                     self.col.opaque("code_dunder_access")
+                elif id(node) not in called:
+                    self._indirect(node)
             elif isinstance(node, ast.Name):
                 if node.id in _DUNDER_ESCAPES:
                     self.col.opaque("code_dunder_access")
+                elif id(node) not in called and isinstance(node.ctx, ast.Load):
+                    self._indirect(node)
             elif isinstance(node, ast.Subscript):
                 self._subscript(node)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -470,6 +477,11 @@ class Analyzer:
             self.col.opaque("code_deserialize")
         self._case_variant(name)
         # commands
+        if _runs_commands(low) and (
+            any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        ):
+            # subprocess.run(**opts), os.system(*cmd): arguments we cannot see
+            self.col.opaque("code_dynamic_command")
         if low in _SHELL_STRING:
             self._command_arg(self._arg(node, 0, "cmd", "command"))
         elif low.startswith("subprocess.") and self._arg(node, 0, "args") is not None:
@@ -490,6 +502,20 @@ class Analyzer:
         tool = self._hermes_tool(name)
         if tool:
             self._hermes_call(tool, node)
+
+    def _indirect(self, node: ast.expr) -> None:
+        """A command runner or eval used as a value (`map(os.system, cmds)`, `(lambda f: f(x))(eval)`):
+        what it will be called with is not visible."""
+        name = self.dotted(node)
+        if name is None:
+            return
+        low = name.lower()
+        if low.startswith("subprocess."):
+            runs = low.split(".", 1)[1] in _SUBPROCESS_RUNNERS
+        else:
+            runs = _runs_commands(low)
+        if runs or name in _EVAL:
+            self.col.opaque("code_indirect_call")
 
     def _case_variant(self, name: str) -> None:
         low = name.lower()
@@ -818,6 +844,20 @@ def _preorder(tree: ast.AST) -> list[ast.AST]:
                 children.extend(v for v in value if isinstance(v, ast.AST))
         stack.extend(reversed(children))
     return out
+
+
+_SUBPROCESS_RUNNERS = frozenset(
+    {"run", "popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
+)
+
+
+def _runs_commands(low: str) -> bool:
+    """A (lower-cased) dotted name that starts a process."""
+    return (
+        low in _SHELL_STRING
+        or low.startswith(("subprocess.", "os.exec", "os.spawn", "os.posix_spawn"))
+        or low in ("pty.spawn", "asyncio.create_subprocess_exec", "hermes_tools.terminal")
+    )
 
 
 def _target_names(node: ast.AST) -> list[str]:
