@@ -112,11 +112,12 @@ def resolve(path: str, cwd: str, cache: dict[str, str] | None = None) -> str:
     within one call's facts (never across calls: the filesystem changes)."""
     base = cwd if cwd.startswith("/") else "/" + cwd
     joined = path if path.startswith("/") else posixpath.join(base, path)
-    lexical = _collapse_root(posixpath.normpath(joined))
-    if lexical.startswith(_PROCESS_RELATIVE) or lexical in _PROCESS_RELATIVE_EXACT:
-        # /dev/fd/N, /dev/stdin, /proc/self/...: they name the *caller's* process, not ours,
-        # so resolving them here would describe opafence's own file descriptors.
-        return lexical
+    if "/dev" in joined or "/proc" in joined:
+        lexical = _collapse_root(posixpath.normpath(joined))
+        if lexical.startswith(_PROCESS_RELATIVE) or lexical in _PROCESS_RELATIVE_EXACT:
+            # /dev/fd/N, /dev/stdin, /proc/self/...: they name the *caller's* process, not
+            # ours, so resolving them here would describe opafence's own file descriptors.
+            return lexical
     return _collapse_root(_realpath(joined, cache))
 
 
