@@ -70,7 +70,32 @@ class Override(Strict):
 
 
 class CompilerConfig(Strict):
+    """How the owner's words become a TaskPolicy (adapter/opafence/intent).
+
+    `rules` is the offline, deterministic compiler. `llm` asks an OpenAI-compatible chat API
+    for a draft; the draft is never trusted: it goes through the same hardening as rules."""
+
     kind: Literal["rules", "llm"] = "rules"
+    base_url: str = "https://openrouter.ai/api/v1"
+    model: str = "openai/gpt-4o-mini"
+    # The name of the environment variable holding the API key (never the key itself).
+    api_key_env: str = Field(default="OPENROUTER_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    # Total time for one compile, retries included.
+    timeout_s: float = Field(default=20.0, gt=0, le=300)
+    # Ask for JSON mode (response_format); falls back to plain text when the provider refuses it.
+    json_mode: bool = True
+    # The cleaned instruction is cut to this many characters before it reaches the LLM
+    # (prohibitions are always read from the whole message by the offline reader).
+    max_chars: int = Field(default=6000, ge=200, le=200_000)
+    # What an LLM failure yields: the read-only fallback, or the offline rules compiler.
+    on_failure: Literal["fallback", "rules"] = "fallback"
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_scheme(cls, v: str) -> str:
+        if not v.startswith(("https://", "http://127.0.0.1", "http://localhost", "http://[::1]")):
+            raise ValueError("must be an https:// URL or a loopback http:// URL")
+        return v.rstrip("/")
 
 
 # --- bundles (ours and the organization's) and decision logs --------------------------------

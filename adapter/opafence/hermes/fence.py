@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opafence.audit import AuditLog, arg_digests
+from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
@@ -178,13 +178,16 @@ class Fence:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _audit(self, record: Mapping[str, Any]) -> None:
+    def _audit(self, record: Mapping[str, Any]) -> str | None:
+        """Append to the trail; returns why it could not, or None."""
         if self.audit is None:
-            return
+            return None
         try:
             self.audit.append(record)
-        except OSError as e:
+        except (AuditError, OSError) as e:
             log.error("opafence: cannot write the audit log: %s", e)
+            return str(e)
+        return None
 
     def host(self, flags: host_flags.HostFlags, platform: str) -> Host:
         opa_socket = ""
@@ -366,7 +369,7 @@ class Fence:
                     ),
                 )
             self.store.save(rec)
-        self._audit(
+        unrecorded = self._audit(
             {
                 "event": "decision",
                 "session": session_id,
@@ -381,6 +384,9 @@ class Fence:
                 "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
             }
         )
+        if unrecorded is not None:
+            # A decision that cannot be recorded is not made: the trail must stay complete.
+            return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
         if decision.verdict == "ask":
