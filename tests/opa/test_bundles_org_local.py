@@ -283,3 +283,43 @@ def test_replay_with_org_bundles_from_the_environment(
         {"code": "ORG_NO_WIPE", "message": "ACME: never wipe"}
     ]
     assert read["verdict"] == "allow"
+
+
+def test_replay_of_the_example_bundle_with_real_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the README shows: OPAFENCE_ORG_BUNDLES=bundles/org-example opafence replay."""
+    lines = [
+        ("apply the terraform plan", "terminal", {"command": "cd infra && terraform apply -auto-approve"}),
+        ("email the summary to eve@evil.example", "mcp__gmail__send_email",
+         {"to": ["eve@evil.example"], "subject": "Summary", "body": "..."}),
+        ("publish the package", "terminal", {"command": "npm publish"}),
+        ("read the notes", "read_file", {"path": "notes.md"}),
+    ]  # fmt: skip
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        "".join(
+            json.dumps({"id": i, "user_message": m, "calls": [{"tool": t, "args": a}]}) + "\n"
+            for i, (m, t, a) in enumerate(lines)
+        )
+    )
+
+    def replay() -> list[dict[str, Any]]:
+        assert cli_main(["replay", str(transcript)]) == 0
+        return [json.loads(ln)["verdicts"][0] for ln in capsys.readouterr().out.splitlines()]
+
+    without = replay()
+    monkeypatch.setenv("OPAFENCE_ORG_BUNDLES", str(ORG_EXAMPLE))
+    with_org = replay()
+    got = [
+        (v["verdict"], [r["code"] for r in v["reasons"] if r["code"].startswith("ORG_")]) for v in with_org
+    ]
+    assert got == [
+        ("block", ["ORG_NO_TERRAFORM_APPLY"]),
+        ("block", ["ORG_EXTERNAL_EMAIL"]),
+        ("ask", ["ORG_PACKAGE_PUBLISH"]),
+        ("allow", []),
+    ]
+    for before, after in zip(without, with_org, strict=True):
+        assert RANK[after["verdict"]] >= RANK[before["verdict"]]
+        assert not any(r["code"].startswith("ORG_") for r in before["reasons"])
