@@ -1,0 +1,344 @@
+# METADATA
+# title: Shell classification
+# description: |
+#   Classifies every simple command of a shell program (facts.shell.commands) by its name and
+#   options, plus its redirections, wrappers and environment. The tables are in data.yaml beside
+#   this file; a command they do not name is an arbitrary program (EXECUTION), and opaque shell
+#   is never a read. Produces actions: {"class", "caps", "paths", "domains", "argv", "packages",
+#   "open", "egress"}; "open" means the action's targets are not fully known, so no path grant
+#   can cover it.
+# schemas:
+#   - input: schema.input
+package opafence.classify.shell
+
+import data.opafence.classify.verbs
+import data.opafence.lib.action
+
+tables := data.opafence.classify.shell.command_table
+
+python_name_set := {n | some n in data.opafence.classify.shell.python_names}
+
+null_path_set := {p | some p in data.opafence.classify.shell.null_paths}
+
+# METADATA
+# title: commands
+# description: The simple commands of the call's shell program (after python -m re-interpretation).
+commands := [effective(cmd) | some cmd in input.facts.shell.commands]
+
+# METADATA
+# title: opaque
+# description: True when the facts builder could not fully understand the shell program.
+opaque if input.facts.shell.opaque == true
+
+# METADATA
+# title: cwd
+# description: The directory relative paths start from (the terminal's workdir when absolute).
+default cwd := ""
+
+cwd := input.call.args.workdir if {
+	is_string(input.call.args.workdir)
+	startswith(input.call.args.workdir, "/")
+} else := input.host.cwd
+
+# workdir given but not absolute: its commands' cwd-relative targets are unknown.
+workdir_unknown if {
+	is_string(input.call.args.workdir)
+	not startswith(input.call.args.workdir, "/")
+}
+
+# --- actions -----------------------------------------------------------------------------------
+
+# METADATA
+# title: actions
+# description: Every action of every command, plus the opaque marker.
+actions contains adjust(a, cmd) if {
+	some cmd in commands
+	some a in command_actions(cmd)
+}
+
+actions contains act("UNKNOWN", {"argv": [], "why": "opaque shell"}) if opaque
+
+actions contains act("EXECUTION", {"open": true}) if opaque
+
+command_actions(cmd) := ((((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | redirect_actions(cmd)) | wrapper_actions(cmd)) | env_actions(cmd)
+
+# xargs feeds operands from stdin and a dynamic word hides them: the targets are not known.
+adjust(a, cmd) := object.union(a, {"open": true}) if {
+	a.class != "READ"
+	targets_hidden(cmd)
+} else := a
+
+targets_hidden(cmd) if "xargs" in object.get(cmd, "wrappers", [])
+
+targets_hidden(cmd) if cmd.dynamic == true
+
+targets_hidden(_) if workdir_unknown
+
+act(c, fields) := action.make(c, fields)
+
+# --- the spec of a command ---------------------------------------------------------------------
+
+default_spec := {"classes": ["EXECUTION"]}
+
+norm_name(n) := "python" if n in python_name_set
+
+else := n
+
+spec(cmd) := tables[norm_name(cmd.name)] if not dynamic_name(cmd)
+
+else := default_spec
+
+# argv[0] is an expansion ($CMD, `...`): what runs is not known.
+dynamic_name(cmd) if cmd.name == ""
+
+dynamic_name(cmd) if contains(cmd.name, "$")
+
+dynamic_name(cmd) if contains(cmd.name, "`")
+
+operands(cmd) := object.get(cmd, "operands", [])
+
+operand_paths(cmd) := object.get(cmd, "operand_paths", [])
+
+flags(cmd) := {f | some f in object.get(cmd, "flags", [])}
+
+# python -m pip ... is pip; the other modules stay python (the runner table knows them).
+effective(cmd) := object.union(cmd, {
+	"name": cmd.argv[2],
+	"argv": array.slice(cmd.argv, 2, count(cmd.argv)),
+	"operands": [t | some t in array.slice(cmd.argv, 3, count(cmd.argv)); not startswith(t, "-")],
+	"operand_paths": [],
+	"flags": [t | some t in array.slice(cmd.argv, 3, count(cmd.argv)); startswith(t, "-")],
+}) if {
+	norm_name(cmd.name) == "python"
+	cmd.argv[1] == "-m"
+	cmd.argv[2] in {"pip", "pip3"}
+} else := cmd
+
+# [spec, number of operands the subcommand used]
+resolved(cmd) := git_resolved(cmd) if {
+	norm_name(cmd.name) == "git"
+} else := [s, 2] if {
+	s := spec(cmd).subs[concat(" ", array.slice(operands(cmd), 0, 2))]
+	count(operands(cmd)) >= 2
+} else := [s, 1] if {
+	s := spec(cmd).subs[operands(cmd)[0]]
+} else := [verb_spec(cmd), n] if {
+	n := min({spec(cmd).verbs, count(operands(cmd))})
+} else := [s, 1] if {
+	s := spec(cmd).sub_default
+	count(operands(cmd)) > 0
+} else := [spec(cmd), 0]
+
+# Cloud CLIs: the verbs of the first N operands. A read stays a read; anything else keeps the
+# CLI's own class too (a stripe "create" is a payment); no known verb keeps the CLI's class.
+verb_spec(cmd) := object.union(spec(cmd), {"classes": cs}) if {
+	found := verbs.classes(verb_words(cmd))
+	not "UNKNOWN" in found
+	cs := verb_classes(found, spec(cmd).classes)
+} else := spec(cmd)
+
+verb_words(cmd) := [w |
+	some op in array.slice(operands(cmd), 0, spec(cmd).verbs)
+	some w in regex.split(`[-_.]`, lower(op))
+]
+
+verb_classes(found, base) := ["READ"] if {
+	found == {"READ"}
+} else := [c | some c in found | {x | some x in base}]
+
+eff(cmd) := resolved(cmd)[0]
+
+used(cmd) := resolved(cmd)[1]
+
+rest_paths(cmd) := array.slice(operand_paths(cmd), used(cmd), count(operand_paths(cmd)))
+
+rest_operands(cmd) := array.slice(operands(cmd), used(cmd), count(operands(cmd)))
+
+# --- base classes ------------------------------------------------------------------------------
+
+# operand_classes replace the classes when operands follow (git branch NAME creates a branch).
+base_classes(cmd) := set() if {
+	dropped(cmd)
+} else := {c | some c in eff(cmd).operand_classes} if {
+	count(rest_operands(cmd)) > 0
+	count(eff(cmd).operand_classes) > 0
+} else := {c | some c in object.get(eff(cmd), "classes", ["EXECUTION"])}
+
+dropped(cmd) if {
+	some r in matched_rules(cmd)
+	r.drop == true
+}
+
+dropped(cmd) if transparent_shell(cmd)
+
+dropped(cmd) if activate_script(cmd)
+
+base_actions(cmd) := {action_for(cmd, c, eff(cmd), false) | some c in base_classes(cmd)}
+
+# --- option rules ------------------------------------------------------------------------------
+
+flag_given(cmd, f) if f in flags(cmd)
+
+flag_given(cmd, f) if {
+	startswith(f, "--")
+	some g in flags(cmd)
+	startswith(g, concat("", [f, "="]))
+}
+
+matched_rules(cmd) := {r |
+	some r in object.get(eff(cmd), "flag_rules", [])
+	some f in r.flags
+	flag_given(cmd, f)
+}
+
+# An option's action has its own capabilities (git branch -D deletes; it is not a commit).
+flag_actions(cmd) := {action_for(cmd, c, object.union(eff(cmd), object.union({"caps": []}, r)), object.get(r, "open", false)) |
+	some r in matched_rules(cmd)
+	some c in r.classes
+}
+
+# --- one action --------------------------------------------------------------------------------
+
+action_for(cmd, "READ", s, _) := act("READ", {
+	"paths": read_paths(cmd, s),
+	"domains": domains(cmd),
+	"argv": cmd.argv,
+	"egress": egresses(cmd, eff(cmd)),
+})
+
+action_for(cmd, c, s, open) := act(c, {
+	"caps": caps(cmd, c, s),
+	"paths": target_paths(cmd, object.get(s, "targets", "operands")),
+	"domains": domains(cmd),
+	"argv": cmd.argv,
+	"packages": packages(cmd, s),
+	"open": open,
+	"egress": egresses(cmd, s),
+}) if c != "READ"
+
+# Operands of a command whose operands are not files (hosts, names, subcommands) are not paths.
+read_paths(cmd, s) := set() if {
+	object.get(s, "targets", "operands") == "none"
+} else := {p | some p in operand_paths(cmd)}
+
+egresses(cmd, s) if {
+	some x in [s, spec(cmd)]
+	object.get(x, "egress", false) == true
+} else := false
+
+target_paths(cmd, "operands") := operand_targets(cmd)
+
+operand_targets(cmd) := {p | some p in rest_paths(cmd); not p in null_path_set}
+
+target_paths(cmd, "last") := {p |
+	ps := rest_paths(cmd)
+	count(ps) > 0
+	p := ps[count(ps) - 1]
+	not p in null_path_set
+}
+
+target_paths(cmd, "after_first") := {p | some p in array.slice(rest_paths(cmd), 1, count(rest_paths(cmd)))}
+
+target_paths(_, "none") := set()
+
+target_paths(_, "cwd") := {cwd}
+
+domains(cmd) := {u.host |
+	some u in input.facts.urls
+	some t in cmd.argv
+	contains(t, u.raw)
+} | remote_hosts(cmd)
+
+# Capabilities: the table's, the runner's for EXECUTION, and run_command for literal commands.
+caps(cmd, "EXECUTION", s) := ({c | some c in object.get(s, "caps", [])} | runner_caps(cmd)) | {"run_command"} if {
+	not custom_install(cmd, s)
+} else := ({c | some c in object.get(s, "caps", []); c != "install"} | runner_caps(cmd)) | {"run_command", "install_custom"}
+
+caps(_, c, s) := {x | some x in object.get(s, "caps", [])} if c != "EXECUTION"
+
+# --- runners -----------------------------------------------------------------------------------
+
+runner_caps(cmd) := {r.cap |
+	some r in data.opafence.classify.shell.runner_table[norm_name(cmd.name)]
+	runner_matches(cmd.argv, r)
+}
+
+runner_matches(argv, r) if {
+	not r.exact
+	n := count(r.prefix)
+	count(argv) >= n
+	array.slice(argv, 1, n) == array.slice(r.prefix, 1, n)
+}
+
+runner_matches(argv, r) if {
+	r.exact == true
+	count(argv) == count(r.prefix)
+	array.slice(argv, 1, count(argv)) == array.slice(r.prefix, 1, count(r.prefix))
+}
+
+# --- packages ----------------------------------------------------------------------------------
+
+packages(cmd, s) := {p | some p in rest_operands(cmd)} if s.packages == true
+
+else := set()
+
+install_source_flags := {
+	"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "--registry",
+	"-e", "--editable", "-r", "--requirement", "-c", "--constraint", "--pre", "--source",
+}
+
+# An install from somewhere other than the default index, or of something other than a name.
+custom_install(cmd, s) if {
+	s.packages == true
+	some f in install_source_flags
+	flag_given(cmd, f)
+}
+
+custom_install(cmd, s) if {
+	s.packages == true
+	some p in rest_operands(cmd)
+	not plain_package(p)
+}
+
+plain_package(p) if regex.match(`^[A-Za-z0-9@][A-Za-z0-9._@-]*(\[[A-Za-z0-9,._-]+\])?([<>=!~^]=?[A-Za-z0-9.*+-]+)?$`, p)
+
+# --- redirections --------------------------------------------------------------------------------
+
+redirect_actions(cmd) := ({act("LOCAL_WRITE", {"paths": {r.path}, "argv": cmd.argv}) |
+	some r in object.get(cmd, "redirects", [])
+	r.mode in {"write", "append", "other"}
+	object.get(r, "path", "") != ""
+	not r.path in null_path_set
+	not startswith(r.path, "/dev/fd/")
+} | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	some r in object.get(cmd, "redirects", [])
+	r.mode in {"write", "append", "other"}
+	object.get(r, "path", "") == ""
+}) | {act("READ", {"paths": {r.path}}) |
+	some r in object.get(cmd, "redirects", [])
+	r.mode == "read"
+	object.get(r, "path", "") != ""
+}
+
+# --- wrappers and environment ------------------------------------------------------------------
+
+privileged_wrappers := {"sudo", "doas", "su", "pkexec", "run0"}
+
+# Privilege: running as root is never a plain read, whatever the inner command is.
+wrapper_actions(cmd) := {act("EXECUTION", {"caps": {"run_command"}, "argv": array.concat([w], cmd.argv)}) |
+	some w in object.get(cmd, "wrappers", [])
+	w in privileged_wrappers
+} | {act(c, {"argv": cmd.argv, "open": true}) |
+	dynamic_name(cmd)
+	some c in {"EXECUTION", "UNKNOWN"}
+}
+
+selfmod_env(name) if {
+	some prefix in data.opafence.classify.shell.selfmod_env_prefixes
+	startswith(upper(name), prefix)
+}
+
+env_actions(cmd) := {act("SELF_MODIFICATION", {"argv": cmd.argv, "why": name}) |
+	some name, _ in object.get(cmd, "env", {})
+	selfmod_env(name)
+}
