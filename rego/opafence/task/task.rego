@@ -74,6 +74,7 @@ authorized contains c if {
 	not read_only
 	not c in prohibited_classes
 	class_covered(c)
+	trace(sprintf("opafence: %s is authorized by the task", [c]))
 }
 
 class_covered(c) if {
@@ -104,6 +105,7 @@ covering contains g.id if {
 unauthorized contains c if {
 	some c in classify.classes
 	not c in authorized
+	trace(sprintf("opafence: %s is not authorized by the task", [c]))
 }
 
 # --- prohibitions ------------------------------------------------------------------------------
