@@ -18,7 +18,6 @@ default_caps := {
 	"EXTERNAL_WRITE": {"publish"},
 	"FINANCIAL": {"pay"},
 	"MEMORY_WRITE": {"remember"},
-	"PERMISSION_CHANGE": {"chmod"},
 }
 
 # METADATA

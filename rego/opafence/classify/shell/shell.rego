@@ -62,13 +62,16 @@ actions contains act("EXECUTION", {"open": true}) if opaque
 
 command_actions(cmd) := ((((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | redirect_actions(cmd)) | wrapper_actions(cmd)) | env_actions(cmd)
 
-# xargs feeds operands from stdin and a dynamic word hides them: the targets are not known.
+# xargs and find -exec feed operands, and a dynamic word hides them: the targets are not known.
 adjust(a, cmd) := object.union(a, {"open": true}) if {
 	a.class != "READ"
 	targets_hidden(cmd)
 } else := a
 
 targets_hidden(cmd) if "xargs" in object.get(cmd, "wrappers", [])
+
+# find -exec CMD {}: CMD acts on what find found, not on its literal operands.
+targets_hidden(cmd) if "find" in object.get(cmd, "wrappers", [])
 
 targets_hidden(cmd) if cmd.dynamic == true
 

@@ -136,7 +136,7 @@ find_exec_action(cmd, sub) := {act("READ", {"paths": find_roots(cmd)})} if {
 	exec_name(sub) in find_exec_reads
 } else := {act("DELETE", {"paths": find_roots(cmd), "argv": sub})} if {
 	exec_name(sub) in find_exec_deletes
-} else := {act("PERMISSION_CHANGE", {"paths": find_roots(cmd), "argv": sub})} if {
+} else := {act("PERMISSION_CHANGE", {"paths": find_roots(cmd), "argv": sub, "caps": {exec_name(sub)}})} if {
 	exec_name(sub) in find_exec_perms
 } else := {act("EXECUTION", {"caps": {"run_command"}, "argv": sub, "open": true})}
 
