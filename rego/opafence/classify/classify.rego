@@ -117,26 +117,26 @@ protected contains p if {
 	p != ""
 }
 
-home := object.get(input.host, "home", "")
+protected_bases := paths.bases(protected)
 
 derived_actions contains action.make("SELF_MODIFICATION", {"paths": ps}) if {
 	some a in base_actions
 	a.class in write_classes
-	ps := {p | some p in a.paths; paths.under_any(p, protected)}
+	ps := {p | some p in a.paths; paths.within(p, protected_bases)}
 	count(ps) > 0
 }
 
 derived_actions contains action.make("PERMISSION_CHANGE", {"paths": ps}) if {
 	some a in base_actions
 	a.class in {"LOCAL_WRITE", "DELETE"}
-	ps := {p | some p in a.paths; shell.permission_path(p, home)}
+	ps := {p | some p in a.paths; shell.permission_path(p)}
 	count(ps) > 0
 }
 
 derived_actions contains action.make("EXECUTION", {"paths": ps, "why": "persistence"}) if {
 	some a in base_actions
 	a.class == "LOCAL_WRITE"
-	ps := {p | some p in a.paths; shell.persistence_path(p, home)}
+	ps := {p | some p in a.paths; shell.persistence_path(p)}
 	count(ps) > 0
 }
 
@@ -145,7 +145,26 @@ derived_actions contains action.make("EXECUTION", {"paths": ps, "why": "persiste
 # METADATA
 # title: classes
 # description: The set of risk classes of input.call.
-classes contains a.class if some a in actions
+classes := quick_classes if {
+	not input.facts.opaque
+	not mapping
+} else := {a.class | some a in actions}
+
+# Calls whose classes need no actions built: a tool whose table entry is a fixed list of
+# classes that act on no file, and a shell program of plain reads (ls, cat, grep ...). The
+# actions are built only when something asks for them (a class to authorize, a bound).
+quick_classes := cs if {
+	cs := {c | some c in tool_spec.classes}
+	count(cs) > 0
+	count(cs & write_classes) == 0
+} else := {"READ"} if {
+	input.call.tool == "terminal"
+	count(input.facts.shell.commands) > 0
+	not shell.opaque
+	every cmd in input.facts.shell.commands {
+		shell.plain_read(cmd)
+	}
+}
 
 # METADATA
 # title: actions_by_class
@@ -276,14 +295,17 @@ class_nouns := {
 # METADATA
 # title: phrase
 # description: Per class, words for a reason ("sending a message to bob@example.com (COMMUNICATION)").
-phrase[c] := describe(c, t) if some c, t in targets
+phrase[c] := describe(c, acts) if some c, acts in actions_by_class
 
-describe(c, t) := sprintf("%s %s (%s)", [class_verbs[c], listing(items), c]) if {
-	items := target_items(t)
+describe(c, acts) := sprintf("%s %s (%s)", [class_verbs[c], listing(items), c]) if {
+	items := sort(target_words(acts))
 	count(items) > 0
 } else := sprintf("%s via %s (%s)", [class_nouns[c], input.call.tool, c])
 
-target_items(t) := array.concat(array.concat(array.concat(t.recipients, t.paths), t.domains), [sprintf("`%s`", [x]) | some x in t.commands])
+target_words(acts) := (({x | some a in acts; some x in a.recipients} | {x | some a in acts; some x in a.paths}) | {x |
+	some a in acts
+	some x in a.domains
+}) | {sprintf("`%s`", [concat(" ", a.argv)]) | some a in acts; count(a.argv) > 0}
 
 listing(items) := concat(", ", items) if count(items) <= 3
 

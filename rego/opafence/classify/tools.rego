@@ -8,8 +8,6 @@ import data.opafence.lib.action
 
 tool_spec := data.opafence.classify.builtin_tools[input.call.tool]
 
-special := object.get(tool_spec, "special", "")
-
 # Capabilities an action carries when its table names none (docs/contract.md vocabulary).
 default_caps := {
 	"LOCAL_WRITE": {"edit"},
@@ -71,13 +69,13 @@ table_why(c) := "" if c != "UNKNOWN"
 # --- terminal ----------------------------------------------------------------------------------
 
 tool_actions contains action.make("UNKNOWN", {"why": "no shell facts"}) if {
-	special == "terminal"
+	input.call.tool == "terminal"
 	not input.facts.shell
 }
 
 # A program with no commands (empty, only comments) runs nothing.
 tool_actions contains action.make("READ", {}) if {
-	special == "terminal"
+	input.call.tool == "terminal"
 	count(input.facts.shell.commands) == 0
 	not shell.opaque
 }
@@ -86,10 +84,6 @@ tool_actions contains action.make("READ", {}) if {
 
 code := input.facts.code
 
-code_delete_call_set := {c | some c in data.opafence.classify.code_delete_calls}
-
-code_chmod_call_set := {c | some c in data.opafence.classify.code_chmod_calls}
-
 code_paths(ops) := {p.path |
 	some p in input.facts.paths
 	p.via == "code"
@@ -97,52 +91,52 @@ code_paths(ops) := {p.path |
 	object.get(p, "path", "") != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"why": "code"}) if special == "code"
+tool_actions contains action.make("EXECUTION", {"why": "code"}) if input.call.tool == "execute_code"
 
 tool_actions contains action.make("UNKNOWN", {"why": "no code facts"}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	not input.facts.code
 }
 
 tool_actions contains action.make("UNKNOWN", {"why": "opaque code"}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	code.opaque == true
 }
 
 tool_actions contains action.make("LOCAL_WRITE", {"paths": ps}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	ps := code_paths({"write", "append"})
 	count(ps) > 0
 }
 
 tool_actions contains action.make("DELETE", {"paths": ps}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	ps := code_paths({"delete"})
 	count(ps) > 0
 }
 
 # A deleting call whose path the facts could not tell.
 tool_actions contains action.make("DELETE", {"open": true}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	some c in code.calls
-	c in code_delete_call_set
+	data.opafence.classify.code_delete_calls[c]
 	count(code_paths({"delete"})) == 0
 }
 
 tool_actions contains action.make("PERMISSION_CHANGE", {"open": true}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	some c in code.calls
-	c in code_chmod_call_set
+	data.opafence.classify.code_chmod_calls[c]
 }
 
 # Code that talks to the network may send anything anywhere.
 tool_actions contains action.make("EXTERNAL_WRITE", {"domains": fact_domains, "egress": true, "open": true}) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	code.network == true
 }
 
 tool_actions contains action.make(c, object.union(fact_targets(c), {"egress": object.get(spec, "egress", false)})) if {
-	special == "code"
+	input.call.tool == "execute_code"
 	some name in code.tool_calls
 	spec := data.opafence.classify.builtin_tools[name]
 	some c in spec.classes
@@ -151,7 +145,7 @@ tool_actions contains action.make(c, object.union(fact_targets(c), {"egress": ob
 # --- write_file and patch ----------------------------------------------------------------------
 
 tool_actions contains action.make("LOCAL_WRITE", {"paths": fact_paths, "open": count(fact_paths) == 0}) if {
-	special == "write_file"
+	input.call.tool == "write_file"
 }
 
 patch_mode := object.get(input.call.args, "mode", "replace")
@@ -164,42 +158,42 @@ patch_paths(ops) := {p.path |
 }
 
 tool_actions contains action.make("LOCAL_WRITE", {"paths": fact_paths, "open": count(fact_paths) == 0}) if {
-	special == "patch"
+	input.call.tool == "patch"
 	patch_mode != "patch"
 }
 
 tool_actions contains action.make("LOCAL_WRITE", {"paths": ps}) if {
-	special == "patch"
+	input.call.tool == "patch"
 	patch_mode == "patch"
 	ps := patch_paths({"update", "add", "move_from", "move_to", "write", ""})
 	count(ps) > 0
 }
 
 tool_actions contains action.make("DELETE", {"paths": ps}) if {
-	special == "patch"
+	input.call.tool == "patch"
 	patch_mode == "patch"
 	ps := patch_paths({"delete"})
 	count(ps) > 0
 }
 
 tool_actions contains action.make("UNKNOWN", {"why": "patch not understood"}) if {
-	special == "patch"
+	input.call.tool == "patch"
 	patch_mode == "patch"
 	count(patch_paths({"update", "add", "move_from", "move_to", "write", "", "delete"})) == 0
 }
 
 # cross_profile writes into another Hermes profile's files.
 tool_actions contains action.make("SELF_MODIFICATION", {"paths": fact_paths, "why": "cross_profile"}) if {
-	special in {"write_file", "patch"}
 	input.call.args.cross_profile == true
+	input.call.tool in {"write_file", "patch"}
 }
 
 # --- text_to_speech ----------------------------------------------------------------------------
 
-tool_actions contains action.make("READ", {"egress": true}) if special == "text_to_speech"
+tool_actions contains action.make("READ", {"egress": true}) if input.call.tool == "text_to_speech"
 
 tool_actions contains action.make("LOCAL_WRITE", {"paths": fact_paths}) if {
-	special == "text_to_speech"
+	input.call.tool == "text_to_speech"
 	count(fact_paths) > 0
 }
 
@@ -211,12 +205,12 @@ console_evaluates if {
 }
 
 tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script"}) if {
-	special == "browser_console"
+	input.call.tool == "browser_console"
 	console_evaluates
 }
 
 tool_actions contains action.make("READ", {}) if {
-	special == "browser_console"
+	input.call.tool == "browser_console"
 	not console_evaluates
 }
 
@@ -236,7 +230,7 @@ cdp_classes := cs if {
 } else := ["UNKNOWN"]
 
 tool_actions contains action.make(c, object.union(fact_targets(c), {"egress": true, "why": cdp_why(c)})) if {
-	special == "browser_cdp"
+	input.call.tool == "browser_cdp"
 	some c in cdp_classes
 }
 
@@ -251,7 +245,7 @@ ha_classes := cs if {
 } else := ["EXTERNAL_WRITE"]
 
 tool_actions contains action.make(c, fact_targets(c)) if {
-	special == "ha_call_service"
+	input.call.tool == "ha_call_service"
 	some c in ha_classes
 }
 
@@ -267,7 +261,7 @@ cron_classes := cs if {
 } else := ["UNKNOWN"]
 
 tool_actions contains action.make(c, {"why": cron_why(c)}) if {
-	special == "cronjob"
+	input.call.tool == "cronjob"
 	some c in cron_classes
 }
 
@@ -275,14 +269,12 @@ cron_why("UNKNOWN") := concat("", ["cronjob action ", cron_action])
 
 cron_why(c) := "" if c != "UNKNOWN"
 
-cron_local := {d | some d in data.opafence.classify.cron_local_deliveries}
-
 # A job that delivers its output to a chat platform messages whoever is there.
 tool_actions contains action.make("COMMUNICATION", {"open": true, "egress": true, "why": "cron delivery"}) if {
-	special == "cronjob"
+	input.call.tool == "cronjob"
 	cron_action in {"create", "update"}
 	deliver := object.get(input.call.args, "deliver", "")
-	not lower(sprintf("%v", [deliver])) in cron_local
+	not data.opafence.classify.cron_local_deliveries[lower(sprintf("%v", [deliver]))]
 }
 
 # --- delegation ----------------------------------------------------------------------------------
@@ -297,11 +289,11 @@ orchestrates if {
 }
 
 tool_actions contains action.make("EXECUTION", {"why": "orchestrator"}) if {
-	special == "delegate_task"
+	input.call.tool == "delegate_task"
 	orchestrates
 }
 
 tool_actions contains action.make("READ", {}) if {
-	special == "delegate_task"
+	input.call.tool == "delegate_task"
 	not orchestrates
 }

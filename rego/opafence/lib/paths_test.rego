@@ -54,3 +54,13 @@ test_command_matches if {
 	report(bad)
 	count(bad) == 0
 }
+
+test_ancestors if {
+	paths.ancestors("/a/b/c") == {"/", "/a", "/a/b", "/a/b/c"}
+	paths.ancestors("/a/") == {"/", "/a"}
+	paths.ancestors("/") == {"/"}
+	paths.bases(["/", "/etc/", "", "/x"]) == {"/", "/etc", "/x"}
+	paths.within("/etc/cron.d/x", {"/etc/cron.d"})
+	not paths.within("/etc/cron.dx", {"/etc/cron.d"})
+	paths.within("/anything", {"/"})
+}

@@ -74,7 +74,6 @@ authorized contains c if {
 	not read_only
 	not c in prohibited_classes
 	class_covered(c)
-	trace(sprintf("opafence: %s is authorized by the task", [c]))
 }
 
 class_covered(c) if {

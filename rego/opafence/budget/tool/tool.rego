@@ -34,8 +34,9 @@ external_classes := {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
 # custom:
 #   code: BUDGET_CALLS
 #   fix: Start a new task, or raise the call budget in the opafence config.
-deny contains reason.render(rego.metadata.rule(), {"limit": limit("max_calls")}) if {
-	counter("calls") >= limit("max_calls")
+deny contains reason.render(rego.metadata.rule(), {"limit": m}) if {
+	m := limit("max_calls")
+	counter("calls") >= m
 }
 
 # METADATA
@@ -44,9 +45,10 @@ deny contains reason.render(rego.metadata.rule(), {"limit": limit("max_calls")})
 # custom:
 #   code: BUDGET_EXTERNAL_WRITES
 #   fix: Start a new task, or raise max_external_writes in the opafence config.
-deny contains reason.render(rego.metadata.rule(), {"limit": limit("max_external_writes")}) if {
+deny contains reason.render(rego.metadata.rule(), {"limit": m}) if {
+	m := limit("max_external_writes")
 	count(classify.classes & external_classes) > 0
-	counter("external_writes") >= limit("max_external_writes")
+	counter("external_writes") >= m
 }
 
 call_files := {p.path |
@@ -70,6 +72,7 @@ ask contains reason.render(rego.metadata.rule(), {"limit": m, "used": used, "mor
 
 # A class that only a spent grant would have covered.
 exhausted contains [c, g] if {
+	count(task.spent) > 0
 	some c in task.unauthorized
 	acts := classify.actions_by_class[c]
 	some g in task.grant_list

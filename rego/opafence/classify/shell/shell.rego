@@ -16,14 +16,15 @@ import data.opafence.lib.action
 
 tables := data.opafence.classify.shell.command_table
 
-python_name_set := {n | some n in data.opafence.classify.shell.python_names}
+# A write to /dev/null, /dev/stdout, ... is not a write.
+null_path(p) if data.opafence.classify.shell.null_paths[p]
 
-null_path_set := {p | some p in data.opafence.classify.shell.null_paths}
+null_path(p) if startswith(p, "/dev/fd/")
 
 # METADATA
 # title: commands
 # description: The simple commands of the call's shell program (after python -m re-interpretation).
-commands := [effective(cmd) | some cmd in input.facts.shell.commands]
+commands := [enrich(effective(cmd)) | some cmd in input.facts.shell.commands]
 
 # METADATA
 # title: opaque
@@ -60,11 +61,35 @@ actions contains act("UNKNOWN", {"argv": [], "why": "opaque shell"}) if opaque
 
 actions contains act("EXECUTION", {"open": true}) if opaque
 
-command_actions(cmd) := ((((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | redirect_actions(cmd)) | wrapper_actions(cmd)) | env_actions(cmd)
+# METADATA
+# title: plain_read
+# description: A command that only reads (ls, cat, grep ...) with nothing around it; one lookup decides.
+plain_read(cmd) if {
+	tables[cmd.name] == {"classes": ["READ"]}
+	plain(cmd)
+}
+
+command_actions(cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
+	plain_read(cmd)
+} else := ((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | surroundings(cmd)
+
+# No redirection, wrapper, environment assignment or dynamic word.
+plain(cmd) if {
+	count(object.get(cmd, "redirects", [])) == 0
+	count(object.get(cmd, "wrappers", [])) == 0
+	count(object.get(cmd, "env", {})) == 0
+	not cmd.dynamic
+	not dynamic_name(cmd)
+}
+
+surroundings(cmd) := set() if plain(cmd)
+
+else := (redirect_actions(cmd) | wrapper_actions(cmd)) | env_actions(cmd)
 
 # xargs and find -exec feed operands, and a dynamic word hides them: the targets are not known.
-adjust(a, cmd) := object.union(a, {"open": true}) if {
-	a.class != "READ"
+adjust(a, cmd) := a if {
+	a.class == "READ"
+} else := object.union(a, {"open": true}) if {
 	targets_hidden(cmd)
 } else := a
 
@@ -81,13 +106,33 @@ act(c, fields) := action.make(c, fields)
 
 # --- the spec of a command ---------------------------------------------------------------------
 
+# Everything about a command that the rules read is computed once, here, into cmd.meta (OPA does
+# not cache function results on object arguments, so the rules read fields instead).
+enrich(cmd) := object.union(cmd, {"meta": {
+	"nname": nn,
+	"spec": s,
+	"ops": ops,
+	"paths": object.get(cmd, "operand_paths", []),
+	"flags": {f | some f in object.get(cmd, "flags", [])},
+	"eff": r[0],
+	"used": r[1],
+	"rest_ops": array.slice(ops, r[1], count(ops)),
+	"rest_paths": array.slice(object.get(cmd, "operand_paths", []), r[1], count(object.get(cmd, "operand_paths", []))),
+	"special": object.get(r[0], "special", object.get(s, "special", "")),
+}}) if {
+	nn := norm_name(cmd.name)
+	s := spec_of(cmd, nn)
+	ops := object.get(cmd, "operands", [])
+	r := resolve(cmd, s, ops)
+}
+
 default_spec := {"classes": ["EXECUTION"]}
 
-norm_name(n) := "python" if n in python_name_set
+norm_name(n) := "python" if data.opafence.classify.shell.python_names[n]
 
 else := n
 
-spec(cmd) := tables[norm_name(cmd.name)] if not dynamic_name(cmd)
+spec_of(cmd, nn) := tables[nn] if not dynamic_name(cmd)
 
 else := default_spec
 
@@ -98,11 +143,23 @@ dynamic_name(cmd) if contains(cmd.name, "$")
 
 dynamic_name(cmd) if contains(cmd.name, "`")
 
-operands(cmd) := object.get(cmd, "operands", [])
+spec(cmd) := cmd.meta.spec
 
-operand_paths(cmd) := object.get(cmd, "operand_paths", [])
+eff(cmd) := cmd.meta.eff
 
-flags(cmd) := {f | some f in object.get(cmd, "flags", [])}
+used(cmd) := cmd.meta.used
+
+operands(cmd) := cmd.meta.ops
+
+operand_paths(cmd) := cmd.meta.paths
+
+flags(cmd) := cmd.meta.flags
+
+rest_paths(cmd) := cmd.meta.rest_paths
+
+rest_operands(cmd) := cmd.meta.rest_ops
+
+special(cmd) := cmd.meta.special
 
 # python -m pip ... is pip; the other modules stay python (the runner table knows them).
 effective(cmd) := object.union(cmd, {
@@ -112,50 +169,47 @@ effective(cmd) := object.union(cmd, {
 	"operand_paths": [],
 	"flags": [t | some t in array.slice(cmd.argv, 3, count(cmd.argv)); startswith(t, "-")],
 }) if {
-	norm_name(cmd.name) == "python"
 	cmd.argv[1] == "-m"
+	norm_name(cmd.name) == "python"
 	cmd.argv[2] in {"pip", "pip3"}
 } else := cmd
 
 # [spec, number of operands the subcommand used]
-resolved(cmd) := git_resolved(cmd) if {
-	norm_name(cmd.name) == "git"
-} else := [s, 2] if {
-	s := spec(cmd).subs[concat(" ", array.slice(operands(cmd), 0, 2))]
-	count(operands(cmd)) >= 2
-} else := [s, 1] if {
-	s := spec(cmd).subs[operands(cmd)[0]]
-} else := [verb_spec(cmd), n] if {
-	n := min({spec(cmd).verbs, count(operands(cmd))})
-} else := [s, 1] if {
-	s := spec(cmd).sub_default
-	count(operands(cmd)) > 0
-} else := [spec(cmd), 0]
+resolve(cmd, s, ops) := [s, 0] if {
+	# the common case: a command without subcommands
+	not s.subs
+	not s.verbs
+	not s.special == "git"
+} else := git_resolved(cmd) if {
+	s.special == "git"
+} else := [x, 2] if {
+	count(ops) >= 2
+	x := s.subs[concat(" ", array.slice(ops, 0, 2))]
+} else := [x, 1] if {
+	x := s.subs[ops[0]]
+} else := [verb_spec(s, ops), n] if {
+	n := min({s.verbs, count(ops)})
+} else := [x, 1] if {
+	x := s.sub_default
+	count(ops) > 0
+} else := [s, 0]
 
 # Cloud CLIs: the verbs of the first N operands. A read stays a read; anything else keeps the
 # CLI's own class too (a stripe "create" is a payment); no known verb keeps the CLI's class.
-verb_spec(cmd) := object.union(spec(cmd), {"classes": cs}) if {
-	found := verbs.classes(verb_words(cmd))
+verb_spec(s, ops) := object.union(s, {"classes": cs}) if {
+	found := verbs.classes(verb_words(s, ops))
 	not "UNKNOWN" in found
-	cs := verb_classes(found, spec(cmd).classes)
-} else := spec(cmd)
+	cs := verb_classes(found, s.classes)
+} else := s
 
-verb_words(cmd) := [w |
-	some op in array.slice(operands(cmd), 0, spec(cmd).verbs)
+verb_words(s, ops) := [w |
+	some op in array.slice(ops, 0, s.verbs)
 	some w in regex.split(`[-_.]`, lower(op))
 ]
 
 verb_classes(found, base) := ["READ"] if {
 	found == {"READ"}
 } else := [c | some c in (found | {x | some x in base})]
-
-eff(cmd) := resolved(cmd)[0]
-
-used(cmd) := resolved(cmd)[1]
-
-rest_paths(cmd) := array.slice(operand_paths(cmd), used(cmd), count(operand_paths(cmd)))
-
-rest_operands(cmd) := array.slice(operands(cmd), used(cmd), count(operands(cmd)))
 
 # --- base classes ------------------------------------------------------------------------------
 
@@ -172,9 +226,14 @@ dropped(cmd) if {
 	r.drop == true
 }
 
-dropped(cmd) if transparent_shell(cmd)
+dropped(cmd) if {
+	spec(cmd).special in {"shell", "source"}
+	shell_or_source_dropped(cmd)
+}
 
-dropped(cmd) if activate_script(cmd)
+shell_or_source_dropped(cmd) if transparent_shell(cmd)
+
+shell_or_source_dropped(cmd) if activate_script(cmd)
 
 base_actions(cmd) := {action_for(cmd, c, eff(cmd), false) | some c in base_classes(cmd)}
 
@@ -231,13 +290,13 @@ egresses(cmd, s) if {
 
 target_paths(cmd, "operands") := operand_targets(cmd)
 
-operand_targets(cmd) := {p | some p in rest_paths(cmd); not p in null_path_set}
+operand_targets(cmd) := {p | some p in rest_paths(cmd); not null_path(p)}
 
 target_paths(cmd, "last") := {p |
 	ps := rest_paths(cmd)
 	count(ps) > 0
 	p := ps[count(ps) - 1]
-	not p in null_path_set
+	not null_path(p)
 }
 
 target_paths(cmd, "after_first") := {p | some p in array.slice(rest_paths(cmd), 1, count(rest_paths(cmd)))}
@@ -246,7 +305,9 @@ target_paths(_, "none") := set()
 
 target_paths(_, "cwd") := {cwd}
 
-domains(cmd) := {u.host |
+domains(cmd) := remote_hosts(cmd) if {
+	count(input.facts.urls) == 0
+} else := {u.host |
 	some u in input.facts.urls
 	some t in cmd.argv
 	contains(t, u.raw)
@@ -261,22 +322,13 @@ caps(_, c, s) := {x | some x in object.get(s, "caps", [])} if c != "EXECUTION"
 
 # --- runners -----------------------------------------------------------------------------------
 
-runner_caps(cmd) := {r.cap |
-	some r in data.opafence.classify.shell.runner_table[norm_name(cmd.name)]
-	runner_matches(cmd.argv, r)
-}
-
-runner_matches(argv, r) if {
-	not r.exact
-	n := count(r.prefix)
-	count(argv) >= n
-	array.slice(argv, 1, n) == array.slice(r.prefix, 1, n)
-}
-
-runner_matches(argv, r) if {
-	r.exact == true
-	count(argv) == count(r.prefix)
-	array.slice(argv, 1, count(argv)) == array.slice(r.prefix, 1, count(r.prefix))
+runner_caps(cmd) := {cap |
+	table := data.opafence.classify.shell.runner_table[cmd.meta.nname]
+	some n in numbers.range(1, min({4, count(cmd.argv)}))
+	cap := table[concat(" ", array.slice(cmd.argv, 1, n))]
+} | {cap |
+	table := data.opafence.classify.shell.runner_table[cmd.meta.nname]
+	cap := table[concat("", ["=", concat(" ", array.slice(cmd.argv, 1, count(cmd.argv)))])]
 }
 
 # --- packages ----------------------------------------------------------------------------------
@@ -311,8 +363,7 @@ redirect_actions(cmd) := ({act("LOCAL_WRITE", {"paths": {r.path}, "argv": cmd.ar
 	some r in object.get(cmd, "redirects", [])
 	r.mode in {"write", "append", "other"}
 	object.get(r, "path", "") != ""
-	not r.path in null_path_set
-	not startswith(r.path, "/dev/fd/")
+	not null_path(r.path)
 } | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
 	some r in object.get(cmd, "redirects", [])
 	r.mode in {"write", "append", "other"}

@@ -6,11 +6,9 @@ package opafence.classify.shell
 
 import data.opafence.lib.paths
 
-special(cmd) := object.get(eff(cmd), "special", object.get(spec(cmd), "special", ""))
-
-special_actions(cmd) := {a |
-	some a in special_set(special(cmd), cmd)
-}
+special_actions(cmd) := set() if {
+	special(cmd) == ""
+} else := special_set(special(cmd), cmd)
 
 special_set("find", cmd) := find_actions(cmd)
 
@@ -223,7 +221,7 @@ transparent_shell(cmd) if {
 }
 
 inline_code(cmd) if {
-	some f in data.opafence.classify.shell.inline_flags
+	some f, _ in data.opafence.classify.shell.inline_flags
 	flag_given(cmd, f)
 }
 
@@ -295,7 +293,7 @@ remote_hosts(cmd) := {h | some op in operands(cmd); h := remote_host(op)} | logi
 
 # ssh user@host ...: the first operand is the host.
 login_hosts(cmd) := {login_host(operands(cmd)[0])} if {
-	norm_name(cmd.name) in {"ssh", "mosh", "sftp", "ssh-copy-id"}
+	cmd.meta.nname in {"ssh", "mosh", "sftp", "ssh-copy-id"}
 	count(operands(cmd)) > 0
 } else := set()
 
@@ -311,14 +309,14 @@ rsync_delete(cmd) if flag_given(cmd, "--remove-source-files")
 copy_tools := {"scp", "rsync"}
 
 remote_actions(cmd) := ({act("EXTERNAL_WRITE", {"domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
-	norm_name(cmd.name) in copy_tools
+	cmd.meta.nname in copy_tools
 	remote_last(cmd)
 } | {act("LOCAL_WRITE", {"paths": target_paths(cmd, "last"), "argv": cmd.argv}) |
-	norm_name(cmd.name) in copy_tools
+	cmd.meta.nname in copy_tools
 	count(operands(cmd)) > 1
 	not remote_last(cmd)
 }) | {act("DELETE", {"paths": rsync_delete_paths(cmd), "domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
-	norm_name(cmd.name) in copy_tools
+	cmd.meta.nname in copy_tools
 	rsync_delete(cmd)
 }
 
@@ -328,14 +326,12 @@ else := target_paths(cmd, "last")
 
 # --- git ---------------------------------------------------------------------------------------
 
-git_value_option_set := {o | some o in data.opafence.classify.shell.git_value_options}
-
 # Index in argv of the git subcommand (the first word that is not a global option or its value).
 git_sub_index(argv) := min({i |
 	some i, t in argv
 	i > 0
 	not startswith(t, "-")
-	not argv[i - 1] in git_value_option_set
+	not data.opafence.classify.shell.git_value_options[argv[i - 1]]
 })
 
 git_resolved(cmd) := [s, k + 2] if {
@@ -366,7 +362,7 @@ git_dir(cmd) := cmd.argv[i + 1] if {
 } else := cwd
 
 git_relative_dir(cmd) if {
-	norm_name(cmd.name) == "git"
+	cmd.meta.nname == "git"
 	some i, t in cmd.argv
 	t == "-C"
 	not startswith(cmd.argv[i + 1], "/")
@@ -380,8 +376,6 @@ target_paths(cmd, "operands_or_repo") := operand_targets(cmd) if {
 	count(operand_targets(cmd)) > 0
 } else := {git_dir(cmd)}
 
-git_exec_config_keys := {k | some k in data.opafence.classify.shell.git_exec_config}
-
 # git -c core.pager=... / alias.x=!cmd: git runs a program of the caller's choice.
 git_exec_actions(cmd) := {act("EXECUTION", {"caps": {"run_command"}, "argv": cmd.argv}) |
 	some i, t in cmd.argv
@@ -390,8 +384,7 @@ git_exec_actions(cmd) := {act("EXECUTION", {"caps": {"run_command"}, "argv": cmd
 }
 
 git_exec_setting(kv) if {
-	key := lower(split(kv, "=")[0])
-	key in git_exec_config_keys
+	data.opafence.classify.shell.git_exec_config[lower(split(kv, "=")[0])]
 }
 
 git_exec_setting(kv) if startswith(lower(kv), "alias.")
@@ -470,29 +463,25 @@ dd_write(cmd, op) := act("LOCAL_WRITE", {"paths": {p}, "argv": cmd.argv}) if {
 	p := substring(op, 3, -1)
 	startswith(p, "/")
 	not contains(p, "/../")
-	not p in null_path_set
+	not null_path(p)
 } else := act("READ", {}) if {
-	substring(op, 3, -1) in null_path_set
+	null_path(substring(op, 3, -1))
 } else := act("LOCAL_WRITE", {"open": true, "argv": cmd.argv})
 
 # --- paths that are persistence or access wherever they are written --------------------------
 
+home := object.get(input.host, "home", "")
+
 # METADATA
 # title: persistence_path
 # description: True when writing p makes something run later (cron, systemd, shell startup files).
-persistence_path(p, _) if paths.under_any(p, data.opafence.classify.shell.persistence_paths)
+persistence_path(p) if paths.within_table(p, data.opafence.classify.shell.persistence_paths)
 
-persistence_path(p, home) if {
-	some rel in data.opafence.classify.shell.persistence_home_paths
-	paths.under(p, concat("/", [home, rel]))
-}
+persistence_path(p) if paths.within_home_table(p, home, data.opafence.classify.shell.persistence_home_paths)
 
 # METADATA
 # title: permission_path
 # description: True when writing p changes who may log in or become root.
-permission_path(p, _) if paths.under_any(p, data.opafence.classify.shell.permission_paths)
+permission_path(p) if paths.within_table(p, data.opafence.classify.shell.permission_paths)
 
-permission_path(p, home) if {
-	some rel in data.opafence.classify.shell.permission_home_paths
-	paths.under(p, concat("/", [home, rel]))
-}
+permission_path(p) if paths.within_home_table(p, home, data.opafence.classify.shell.permission_home_paths)

@@ -7,10 +7,6 @@
 #   The tables are in data.yaml beside this file.
 package opafence.classify.verbs
 
-conjunctions := {w | some w in data.opafence.classify.verbs.conjunction_words}
-
-permission_noun_set := {w | some w in data.opafence.classify.verbs.permission_nouns}
-
 # METADATA
 # title: classes
 # description: The risk classes words name; {"UNKNOWN"} when they name no known verb.
@@ -26,14 +22,14 @@ verb_position(_, 0)
 
 verb_position(words, i) if {
 	i > 0
-	words[i - 1] in conjunctions
+	data.opafence.classify.verbs.conjunction_words[words[i - 1]]
 }
 
 known(w) if data.opafence.classify.verbs.verb_table[w]
 
 known(w) if data.opafence.classify.verbs.noun_verb_table[w]
 
-known(w) if w in conjunctions
+known(w) if data.opafence.classify.verbs.conjunction_words[w]
 
 starts_phrase(words, i) if data.opafence.classify.verbs.phrase_table[concat("_", [words[i], words[i + 1]])]
 
@@ -64,7 +60,7 @@ phrased(words) := {c |
 # A write verb beside a noun such as "permissions", "role" or "token" changes who may do what.
 escalated(words) := {"PERMISSION_CHANGE"} if {
 	some w in words
-	w in permission_noun_set
+	data.opafence.classify.verbs.permission_nouns[w]
 	count((named(words) | phrased(words)) - {"READ", "UNKNOWN"}) > 0
 } else := set()
 
