@@ -39,11 +39,9 @@ mapped_actions contains action.make(c, fact_targets(c)) if {
 # METADATA
 # title: actions
 # description: Every action of the call, including the derived ones (self-modification, persistence).
-actions := {fill(a) | some a in mapped_actions} if {
+actions := mapped_actions if {
 	mapping
-} else := {fill(a) | some a in all_actions}
-
-all_actions := base_actions | derived_actions
+} else := base_actions | derived_actions
 
 base_actions := ((tool_actions | shell.actions) | mcp.actions) | fallback_actions
 
@@ -162,7 +160,7 @@ quick_classes := cs if {
 	count(input.facts.shell.commands) > 0
 	not shell.opaque
 	every cmd in input.facts.shell.commands {
-		shell.plain_read(cmd)
+		shell.quick_read(cmd)
 	}
 }
 

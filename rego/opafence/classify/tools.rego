@@ -8,24 +8,6 @@ import data.opafence.lib.action
 
 tool_spec := data.opafence.classify.builtin_tools[input.call.tool]
 
-# Capabilities an action carries when its table names none (docs/contract.md vocabulary).
-default_caps := {
-	"LOCAL_WRITE": {"edit"},
-	"DELETE": {"delete"},
-	"COMMUNICATION": {"send"},
-	"EXTERNAL_WRITE": {"publish"},
-	"FINANCIAL": {"pay"},
-	"MEMORY_WRITE": {"remember"},
-}
-
-# METADATA
-# title: fill
-# description: The action with the default capabilities of its class when it names none.
-fill(a) := object.union(a, {"caps": default_caps[a.class]}) if {
-	count(a.caps) == 0
-	default_caps[a.class]
-} else := a
-
 arg(name) := input.call.args[name]
 
 # --- table-driven tools ------------------------------------------------------------------------

@@ -195,24 +195,34 @@ bound_recipients := {lower(trim_space(r)) | some r in object.get(bounds, "recipi
 
 bound_paths := object.get(bounds, "paths", [])
 
+# Most tasks have no bounds: one check spares the rules below.
+bounded if {
+	some _, v in bounds
+	count(v) > 0
+}
+
 outside_bounds contains d if {
+	bounded
 	count(bound_domains) > 0
 	some d in classify.all_domains
 	not paths.domain_within_any(d, bound_domains)
 }
 
 outside_bounds contains "an unnamed destination (a search, a provider or a server)" if {
+	bounded
 	count(bound_domains) > 0
 	classify.unaddressed_egress
 }
 
 outside_bounds contains r if {
+	bounded
 	count(bound_recipients) > 0
 	some r in classify.all_recipients
 	not r in bound_recipients
 }
 
 outside_bounds contains p if {
+	bounded
 	count(bound_paths) > 0
 	some p in classify.all_paths
 	not paths.under_any(p, bound_paths)

@@ -22,8 +22,15 @@ counter(name) := n if {
 } else := 0
 
 limit(name) := n if {
+	budgeted
 	n := budgets[name]
 	is_number(n)
+}
+
+# Most tasks have no budget: one check spares the rules below.
+budgeted if {
+	some _, v in budgets
+	is_number(v)
 }
 
 external_classes := {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}

@@ -69,6 +69,46 @@ plain_read(cmd) if {
 	plain(cmd)
 }
 
+# METADATA
+# title: quick_read
+# description: |
+#   A command that only reads, told from the tables without building its actions: a plain read,
+#   a read whose option rules name no option it was given (sort, curl without data), or a git
+#   subcommand that reads (git status, git log). Used to classify read-only programs cheaply.
+quick_read(cmd) if plain_read(cmd)
+
+quick_read(cmd) if {
+	s := tables[cmd.name]
+	quick_read_spec(s, cmd)
+}
+
+quick_read(cmd) if {
+	cmd.name == "git"
+	s := data.opafence.classify.shell.git_table[cmd.argv[1]]
+	quick_read_spec(s, cmd)
+}
+
+quick_read_spec(s, cmd) if {
+	s.classes == ["READ"]
+	not s.special
+	not s.subs
+	not s.verbs
+	not s.operand_classes
+	plain(cmd)
+	not quick_flag(s, cmd)
+}
+
+quick_flag(s, cmd) if {
+	some r in s.flag_rules
+	some f in r.flags
+	some g in cmd.flags
+	flag_is(g, f)
+}
+
+flag_is(f, f)
+
+flag_is(g, f) if startswith(g, concat("", [f, "="]))
+
 command_actions(cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
 	plain_read(cmd)
 } else := ((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | surroundings(cmd)
