@@ -5,37 +5,29 @@
 #   produces them; the task module checks each against the grants.
 #   {"class", "caps": set, "paths": set, "domains": set, "recipients": set, "argv": [...],
 #    "packages": set, "open": bool, "egress": bool, "why": string}. "open" means the targets are
-#   not fully known, so no bounded grant can cover the action.
+#   not fully known, so no bounded grant can cover the action. A class's default capabilities
+#   (docs/contract.md vocabulary) apply when the fields name none.
 package opafence.lib.action
 
-# Capabilities an action carries when its table names none (docs/contract.md vocabulary).
-default_caps := {
-	"LOCAL_WRITE": {"edit"},
-	"DELETE": {"delete"},
-	"COMMUNICATION": {"send"},
-	"EXTERNAL_WRITE": {"publish"},
-	"FINANCIAL": {"pay"},
-	"MEMORY_WRITE": {"remember"},
+# One literal object per class (a constant, not computed per query), so making an action is a
+# single object.union.
+bases := {
+	"READ": {"class": "READ", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"LOCAL_WRITE": {"class": "LOCAL_WRITE", "caps": {"edit"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"DELETE": {"class": "DELETE", "caps": {"delete"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"EXECUTION": {"class": "EXECUTION", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"COMMUNICATION": {"class": "COMMUNICATION", "caps": {"send"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"EXTERNAL_WRITE": {"class": "EXTERNAL_WRITE", "caps": {"publish"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"FINANCIAL": {"class": "FINANCIAL", "caps": {"pay"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"PERMISSION_CHANGE": {"class": "PERMISSION_CHANGE", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"MEMORY_WRITE": {"class": "MEMORY_WRITE", "caps": {"remember"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"SELF_MODIFICATION": {"class": "SELF_MODIFICATION", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
+	"UNKNOWN": {"class": "UNKNOWN", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
 }
 
 # METADATA
 # title: make
-# description: An action of class c with fields; the rest default to empty, caps to the class's default.
-make(c, fields) := {
-	"class": c,
-	"caps": caps(c, object.get(fields, "caps", set())),
-	"paths": object.get(fields, "paths", set()),
-	"domains": object.get(fields, "domains", set()),
-	"recipients": object.get(fields, "recipients", set()),
-	"argv": object.get(fields, "argv", []),
-	"packages": object.get(fields, "packages", set()),
-	"open": object.get(fields, "open", false),
-	"egress": object.get(fields, "egress", false),
-	"why": object.get(fields, "why", ""),
-}
-
-caps(c, given) := given if {
-	count(given) > 0
-} else := d if {
-	d := default_caps[c]
-} else := set()
+# description: An action of class c with fields; an empty caps set keeps the class's default capabilities.
+make(c, fields) := object.union(bases[c], object.remove(fields, {"caps"})) if {
+	count(object.get(fields, "caps", set())) == 0
+} else := object.union(bases[c], fields)
