@@ -296,14 +296,24 @@ class_nouns := {
 phrase[c] := describe(c, acts) if some c, acts in actions_by_class
 
 describe(c, acts) := sprintf("%s %s (%s)", [class_verbs[c], listing(items), c]) if {
-	items := sort(target_words(acts))
+	items := sort(words_for(c, acts))
 	count(items) > 0
 } else := sprintf("%s via %s (%s)", [class_nouns[c], input.call.tool, c])
+
+# A program is named by its command line, not by the files on it.
+words_for("EXECUTION", acts) := cmds if {
+	cmds := command_words(acts)
+	count(cmds) > 0
+} else := target_words(acts)
+
+words_for(c, acts) := target_words(acts) if c != "EXECUTION"
+
+command_words(acts) := {sprintf("`%s`", [concat(" ", a.argv)]) | some a in acts; count(a.argv) > 0}
 
 target_words(acts) := (({x | some a in acts; some x in a.recipients} | {x | some a in acts; some x in a.paths}) | {x |
 	some a in acts
 	some x in a.domains
-}) | {sprintf("`%s`", [concat(" ", a.argv)]) | some a in acts; count(a.argv) > 0}
+}) | command_words(acts)
 
 listing(items) := concat(", ", items) if count(items) <= 3
 
