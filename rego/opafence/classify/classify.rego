@@ -117,26 +117,23 @@ protected contains p if {
 
 protected_bases := paths.bases(protected)
 
-derived_actions contains action.make("SELF_MODIFICATION", {"paths": ps}) if {
+# A write's paths can be more than a write: opafence's or Hermes' own files (SELF_MODIFICATION),
+# persistence (EXECUTION, for writes) or access (PERMISSION_CHANGE).
+derived_actions contains action.make(k, {"paths": ps, "why": "sensitive path"}) if {
 	some a in base_actions
 	a.class in write_classes
-	ps := {p | some p in a.paths; paths.within(p, protected_bases)}
+	some k in derivable[a.class]
+	ps := {p | some p in a.paths; k in path_kinds(p)}
 	count(ps) > 0
 }
 
-derived_actions contains action.make("PERMISSION_CHANGE", {"paths": ps}) if {
-	some a in base_actions
-	a.class in {"LOCAL_WRITE", "DELETE"}
-	ps := {p | some p in a.paths; shell.permission_path(p)}
-	count(ps) > 0
+derivable := {
+	"LOCAL_WRITE": {"SELF_MODIFICATION", "PERMISSION_CHANGE", "EXECUTION"},
+	"DELETE": {"SELF_MODIFICATION", "PERMISSION_CHANGE"},
+	"PERMISSION_CHANGE": {"SELF_MODIFICATION"},
 }
 
-derived_actions contains action.make("EXECUTION", {"paths": ps, "why": "persistence"}) if {
-	some a in base_actions
-	a.class == "LOCAL_WRITE"
-	ps := {p | some p in a.paths; shell.persistence_path(p)}
-	count(ps) > 0
-}
+path_kinds(p) := shell.sensitive_kinds(p) | {"SELF_MODIFICATION" | count(paths.ancestors(p) & protected_bases) > 0}
 
 # --- what the rest of the policy reads -----------------------------------------------------------
 

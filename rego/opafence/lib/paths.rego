@@ -94,27 +94,3 @@ bases(ps) := {b |
 	b := trim_suffix(p, "/")
 	b != ""
 } | {"/" | "/" in ps}
-
-# METADATA
-# title: within
-# description: True when p is one of the normalized bases or below one (a set lookup per level).
-within(p, normalized) if count(ancestors(p) & normalized) > 0
-
-# METADATA
-# title: within_table
-# description: True when p or a directory above it is a key of table (an object of paths).
-within_table(p, table) if {
-	some a in ancestors(p)
-	table[a]
-}
-
-# METADATA
-# title: within_home_table
-# description: True when p or a directory above it is home/<key> for a key of table.
-within_home_table(p, home, table) if {
-	home != ""
-	prefix := concat("", [trim_suffix(home, "/"), "/"])
-	some a in ancestors(p)
-	startswith(a, prefix)
-	table[substring(a, count(prefix), -1)]
-}

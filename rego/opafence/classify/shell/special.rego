@@ -470,18 +470,18 @@ dd_write(cmd, op) := act("LOCAL_WRITE", {"paths": {p}, "argv": cmd.argv}) if {
 
 # --- paths that are persistence or access wherever they are written --------------------------
 
-home := object.get(input.host, "home", "")
+home_prefix := concat("", [trim_suffix(input.host.home, "/"), "/"]) if input.host.home != ""
 
 # METADATA
-# title: persistence_path
-# description: True when writing p makes something run later (cron, systemd, shell startup files).
-persistence_path(p) if paths.within_table(p, data.opafence.classify.shell.persistence_paths)
-
-persistence_path(p) if paths.within_home_table(p, home, data.opafence.classify.shell.persistence_home_paths)
-
-# METADATA
-# title: permission_path
-# description: True when writing p changes who may log in or become root.
-permission_path(p) if paths.within_table(p, data.opafence.classify.shell.permission_paths)
-
-permission_path(p) if paths.within_home_table(p, home, data.opafence.classify.shell.permission_home_paths)
+# title: sensitive_kinds
+# description: |
+#   The classes a write to p adds: EXECUTION when it is persistence (cron, systemd, shell startup
+#   files), PERMISSION_CHANGE when it changes who may log in or become root. One lookup per level.
+sensitive_kinds(p) := {k |
+	some a in paths.ancestors(p)
+	k := data.opafence.classify.shell.sensitive_paths[a]
+} | {k |
+	some a in paths.ancestors(p)
+	startswith(a, home_prefix)
+	k := data.opafence.classify.shell.sensitive_home_paths[substring(a, count(home_prefix), -1)]
+}
