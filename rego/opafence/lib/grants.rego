@@ -18,8 +18,10 @@ defaults := {
 
 # METADATA
 # title: normalize
-# description: A grant with every optional field present.
-normalize(g) := object.union(defaults, {k: v | some k, v in g; v != null})
+# description: |
+#   A grant with every optional field present. The bridge always sends complete grants; a field
+#   sent as null stays null and makes the grant cover nothing (never more).
+normalize(g) := object.union(defaults, g)
 
 # METADATA
 # title: covers

@@ -371,9 +371,14 @@ test_spent_grant_no_longer_covers if {
 	"COMMUNICATION" in task.authorized with input as send(["john@example.com"], []) with data.tasks.t as t
 }
 
-test_null_grant_fields_are_defaults if {
-	t := grants([{"id": "g1", "class": "LOCAL_WRITE", "evidence": "edit it", "capability": null, "paths": null, "workspace": true, "max_calls": null}])
+test_missing_grant_fields_are_defaults if {
+	t := grants([{"id": "g1", "class": "LOCAL_WRITE", "evidence": "edit it", "workspace": true, "max_calls": null}])
 	opafence.decision.verdict == "allow" with input as write("/ws/a") with data.tasks.t as t
+}
+
+test_fail_null_grant_fields_cover_nothing if {
+	t := grants([{"id": "g1", "class": "LOCAL_WRITE", "evidence": "edit it", "capability": null, "paths": null, "workspace": true}])
+	opafence.decision.verdict == "ask" with input as write("/ws/a") with data.tasks.t as t
 }
 
 test_no_workspace_no_workspace_writes if {

@@ -79,8 +79,8 @@ ask contains reason.render(rego.metadata.rule(), {"limit": m, "used": used, "mor
 
 # A class that only a spent grant would have covered.
 exhausted contains [c, g] if {
-	count(task.spent) > 0
 	some c in task.unauthorized
+	count(task.spent) > 0
 	acts := classify.actions_by_class[c]
 	some g in task.grant_list
 	g.id in task.spent
