@@ -42,8 +42,12 @@ else := concat("/", [ws, trim_suffix(trim_prefix(p, "./"), "/")])
 
 basename(p) := parts[count(parts) - 1] if parts := split(p, "/")
 
-# Short option clusters are expanded as well as kept (-rf -> -rf -r -f).
-expand(t) := [t] if startswith(t, "--")
+# Short option clusters are expanded as well as kept (-rf -> -rf -r -f), and a long option with
+# a value is kept with and without it (--output=x -> --output=x --output), as the facts do.
+expand(t) := [t, split(t, "=")[0]] if {
+	startswith(t, "--")
+	contains(t, "=")
+} else := [t] if startswith(t, "--")
 
 else := array.concat([t], [concat("", ["-", ch]) | some ch in split(substring(t, 1, -1), "")]) if {
 	count(t) > 2
