@@ -111,7 +111,32 @@ flag_is(g, f) if startswith(g, concat("", [f, "="]))
 
 command_actions(cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
 	plain_read(cmd)
+} else := {simple_action(cmd, c) | some c in spec(cmd).classes} | surroundings(cmd) if {
+	simple(cmd)
 } else := ((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | surroundings(cmd)
+
+# A command whose table entry holds only classes (and targets, caps, egress), or that has no
+# entry (an arbitrary program): no subcommand, option or command-specific rule applies, so its
+# actions come straight from the entry.
+simple(cmd) if count(object.keys(spec(cmd)) - {"classes", "targets", "caps", "egress"}) == 0
+
+simple_action(cmd, "READ") := action_for(cmd, "READ", spec(cmd), false)
+
+simple_action(cmd, "EXECUTION") := act("EXECUTION", {
+	"caps": (({c | some c in object.get(spec(cmd), "caps", [])} | runner_caps(cmd)) | {"run_command"}),
+	"paths": target_paths(cmd, object.get(spec(cmd), "targets", "operands")),
+	"domains": domains(cmd),
+	"argv": cmd.argv,
+	"egress": object.get(spec(cmd), "egress", false),
+})
+
+simple_action(cmd, c) := act(c, {
+	"caps": {x | some x in object.get(spec(cmd), "caps", [])},
+	"paths": target_paths(cmd, object.get(spec(cmd), "targets", "operands")),
+	"domains": domains(cmd),
+	"argv": cmd.argv,
+	"egress": object.get(spec(cmd), "egress", false),
+}) if not c in {"READ", "EXECUTION"}
 
 # No redirection, wrapper, environment assignment or dynamic word.
 plain(cmd) if {
