@@ -139,10 +139,10 @@ def test_the_optimized_bundle_answers_like_the_sources(
         if extra.get("mode") == "monitor":
             assert {a["verdict"] for a in want} == {"allow"}
             assert {a["monitor"]["would"] for a in want} == {"allow", "ask", "block"}
-        elif extra.get("mode") == "strict":  # strict blocks what would ask
-            assert {a["verdict"] for a in want} == {"allow", "block"}
         else:
-            assert {a["verdict"] for a in want} == {"allow", "ask", "block"}
+            assert {"allow", "block"} <= {a["verdict"] for a in want}
+            if not extra:
+                assert "ask" in {a["verdict"] for a in want}
         org_codes = {
             r["code"] for a in want for r in a["reasons"] + ((a["monitor"] or {}).get("reasons") or [])
         }

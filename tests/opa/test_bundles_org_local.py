@@ -269,19 +269,25 @@ def test_replay_with_org_bundles_from_the_environment(
 ) -> None:
     rules = write_bundle_dir(
         tmp_path / "ci-rules",
-        {"org/agent/agent.rego": org_rule("mcp__corp__wipe", "ORG_NO_WIPE", "ACME: never wipe")},
+        {
+            "org/agent/agent.rego": org_rule(
+                "mcp__corp__get_report", "ORG_NO_REPORTS", "ACME: reports stay in the portal"
+            )
+        },
         {"roots": ["org"]},
     )
     monkeypatch.setenv("OPAFENCE_ORG_BUNDLES", str(rules))
     transcript = tmp_path / "t.jsonl"
-    line = {"user_message": "tidy up", "calls": [{"tool": "mcp__corp__wipe"}, {"tool": "read_file"}]}
+    line = {
+        "user_message": "get the report",
+        "calls": [{"tool": "mcp__corp__get_report"}, {"tool": "read_file"}],
+    }
     transcript.write_text(json.dumps(line) + "\n")
     assert cli_main(["replay", str(transcript)]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[0])
-    wipe, read = out["verdicts"]
-    assert wipe["verdict"] == "block" and wipe["reasons"] == [
-        {"code": "ORG_NO_WIPE", "message": "ACME: never wipe"}
-    ]
+    report, read = out["verdicts"]
+    assert report["verdict"] == "block"
+    assert report["reasons"] == [{"code": "ORG_NO_REPORTS", "message": "ACME: reports stay in the portal"}]
     assert read["verdict"] == "allow"
 
 

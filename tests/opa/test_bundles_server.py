@@ -38,8 +38,8 @@ from .bundle_support import (
 )
 
 PATH = "/bundles/acme.tar.gz"
-PAY = "mcp__finance__pay"
-REFUND = "mcp__finance__refund"
+BALANCE = "mcp__finance__get_balance"  # a read: the task alone allows it
+INVOICES = "mcp__finance__list_invoices"  # another read
 TOKEN = "bundle-server-token-5f2a9c"
 
 
@@ -78,12 +78,18 @@ def raw_config(
 
 
 def v1(tmp: Path, key: KeyPair | None) -> bytes:
-    files = {"org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "ACME: agents may not pay (r1)")}
+    files = {
+        "org/agent/agent.rego": org_rule(BALANCE, "ORG_NO_BALANCE", "ACME: agents may not read balances (r1)")
+    }
     return build_org_bundle(tmp, "v1", files, key, "r1")
 
 
 def v2(tmp: Path, key: KeyPair | None) -> bytes:
-    files = {"org/agent/agent.rego": org_rule(REFUND, "ORG_NO_REFUND", "ACME: agents may not refund (r2)")}
+    files = {
+        "org/agent/agent.rego": org_rule(
+            INVOICES, "ORG_NO_INVOICES", "ACME: agents may not list invoices (r2)"
+        )
+    }
     return build_org_bundle(tmp, "v2", files, key, "r2")
 
 
@@ -103,10 +109,10 @@ def test_org_forbidden_call_is_blocked_with_the_orgs_reason(
     server.publish(PATH, v1(tmp_path, key))
     bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
     try:
-        d = decide(bridge, PAY, {"amount": 5})
+        d = decide(bridge, BALANCE, {"amount": 5})
         assert d.verdict == "block"
         assert [(r.code, r.message, r.source) for r in d.reasons] == [
-            ("ORG_NO_PAY", "ACME: agents may not pay (r1)", "org")
+            ("ORG_NO_BALANCE", "ACME: agents may not read balances (r1)", "org")
         ]
         assert decide(bridge, "read_file", {"path": "/ws/a.txt"}).verdict == "allow"
         acme = state_of(bridge)
@@ -135,12 +141,12 @@ def test_a_new_revision_changes_the_decision_without_a_restart(
     try:
         assert bridge.local is not None
         pid = bridge.local.opa_pid()
-        assert decide(bridge, PAY).verdict == "block"
-        assert decide(bridge, REFUND).verdict == "ask"  # unknown tool, attended: no org rule yet
+        assert decide(bridge, BALANCE).verdict == "block"
+        assert decide(bridge, INVOICES).verdict == "allow"  # a read, and no org rule on it yet
         server.publish(PATH, v2(tmp_path, key))
-        assert wait_for(lambda: decide(bridge, REFUND).verdict == "block"), "r2 never took effect"
-        assert codes(decide(bridge, REFUND)) == ["ORG_NO_REFUND"]
-        assert decide(bridge, PAY).verdict == "ask"  # r2 dropped the payment rule
+        assert wait_for(lambda: decide(bridge, INVOICES).verdict == "block"), "r2 never took effect"
+        assert codes(decide(bridge, INVOICES)) == ["ORG_NO_INVOICES"]
+        assert decide(bridge, BALANCE).verdict == "allow"  # r2 dropped the balance rule
         assert bridge.local.opa_pid() == pid and bridge.restarts == 0
         assert wait_for(lambda: any(e["revision"] == "r2" for e in events))
         assert ("opafence", "loaded") in {(e["bundle"], e["state"]) for e in events}
@@ -161,13 +167,13 @@ def test_a_failed_update_keeps_the_last_good_revision_and_is_reported(
     server.publish(PATH, v1(tmp_path, key))
     bridge = start(Config.model_validate(raw), state, on_bundle_status=audit.append)
     try:
-        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]
         # r2 arrives tampered: OPA refuses it and keeps serving r1.
         server.publish(PATH, tamper(v2(tmp_path, key)))
         assert wait_for(lambda: state_of(bridge).state == "stale"), state_of(bridge)
         acme = state_of(bridge)
         assert acme.revision == "r1" and acme.error and acme.blocks is False
-        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]  # still r1's rules
+        assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]  # still r1's rules
         assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow"
 
         stale = audit.tail(5, where={"event": "bundle_status", "state": "stale"})
@@ -187,10 +193,14 @@ def test_a_failed_update_keeps_the_last_good_revision_and_is_reported(
         assert fresh and "BUNDLE_NOT_LOADED" in fresh[0], out
 
         # A good r3 clears it, still without a restart.
-        files = {"org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "ACME: agents may not pay (r3)")}
+        files = {
+            "org/agent/agent.rego": org_rule(
+                BALANCE, "ORG_NO_BALANCE", "ACME: agents may not read balances (r3)"
+            )
+        }
         server.publish(PATH, build_org_bundle(tmp_path, "v3", files, key, "r3"))
         assert wait_for(lambda: state_of(bridge).state == "loaded" and state_of(bridge).revision == "r3")
-        assert decide(bridge, PAY).reasons[0].message == "ACME: agents may not pay (r3)"
+        assert decide(bridge, BALANCE).reasons[0].message == "ACME: agents may not read balances (r3)"
         recovered = audit.tail(5, where={"event": "bundle_status", "state": "loaded", "revision": "r3"})
         assert recovered and recovered[0]["previous_state"] == "stale"
         assert bridge.restarts == 0
@@ -213,7 +223,7 @@ def test_an_unverifiable_bundle_is_refused_and_blocks_every_decision(
     try:
         acme = state_of(bridge)
         assert acme.state == "failed" and acme.blocks, acme
-        for tool, args in [("read_file", {"path": "/ws/a"}), (PAY, {}), ("web_search", {"query": "x"})]:
+        for tool, args in [("read_file", {"path": "/ws/a"}), (BALANCE, {}), ("web_search", {"query": "x"})]:
             d = decide(bridge, tool, args)
             assert d.verdict == "block"
             assert codes(d) == ["BUNDLE_NOT_LOADED"]
@@ -242,7 +252,7 @@ def test_a_required_bundle_that_never_loaded_blocks_until_it_loads(
         server.publish(PATH, v1(tmp_path, key))
         server.fail_with(None)
         assert wait_for(lambda: decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow")
-        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]
         assert bridge.restarts == 0
     finally:
         bridge.close()
@@ -259,7 +269,7 @@ def test_an_optional_bundle_that_fails_is_reported_but_does_not_block(
         acme = state_of(bridge)
         assert acme.state == "failed" and not acme.blocks
         assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow"
-        assert decide(bridge, PAY).verdict == "ask"  # no org rule: the task decides alone
+        assert decide(bridge, BALANCE).verdict == "allow"  # no org rule: the task decides alone
     finally:
         bridge.close()
 
@@ -280,7 +290,7 @@ def test_a_served_bundle_with_roots_outside_org_is_refused_even_when_optional(
     tmp_path: Path, server: LoopbackServer, key: KeyPair, required: bool, own: str
 ) -> None:
     files = {
-        "org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "no"),
+        "org/agent/agent.rego": org_rule(BALANCE, "ORG_NO_BALANCE", "no"),
         "elsewhere/x.rego": "package elsewhere\n\nx := 1\n",
     }
     server.publish(PATH, build_org_bundle(tmp_path, "wide", files, key, "w1", roots=["org", "elsewhere"]))
@@ -310,7 +320,7 @@ def test_a_served_bundle_with_roots_outside_org_is_refused_even_when_optional(
 def test_a_served_bundle_without_roots_is_refused(
     tmp_path: Path, server: LoopbackServer, key: KeyPair
 ) -> None:
-    files = {"org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "no")}
+    files = {"org/agent/agent.rego": org_rule(BALANCE, "ORG_NO_BALANCE", "no")}
     server.publish(PATH, build_org_bundle(tmp_path, "rootless", files, key, "n1", roots=None))
     server.delay(1.0)  # opafence's own bundle is active before this one arrives
     bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
@@ -330,7 +340,7 @@ def test_a_bundle_without_roots_that_wins_the_start_race_fails_closed(
 ) -> None:
     """Activated before opafence's bundle, a root-less bundle erases every module OPA holds,
     the API authorization included. Whichever bundle wins, nothing gets allowed."""
-    files = {"org/agent/agent.rego": org_rule(PAY, "ORG_NO_PAY", "no")}
+    files = {"org/agent/agent.rego": org_rule(BALANCE, "ORG_NO_BALANCE", "no")}
     server.publish(PATH, build_org_bundle(tmp_path, "rootless", files, key, "n1", roots=None))
     bridge = Bridge(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
     try:
@@ -351,7 +361,7 @@ def test_after_an_opa_restart_the_persisted_revision_serves_while_the_server_is_
     server.publish(PATH, v1(tmp_path, key))
     bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
     try:
-        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]
         cached = tmp_path / "state" / "bundle-cache" / "bundles" / "acme" / "bundle.tar.gz"
         assert wait_for(cached.is_file)
         server.fail_with(503)
@@ -359,7 +369,7 @@ def test_after_an_opa_restart_the_persisted_revision_serves_while_the_server_is_
         bridge.local.kill()
         assert wait_for(lambda: bridge.restarts == 1 and bridge.ready, 30)
         # OPA loaded r1 from its cache (verifying the signature again) before asking the server.
-        assert codes(decide(bridge, PAY)) == ["ORG_NO_PAY"]
+        assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]
         assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow"
         assert state_of(bridge).revision == "r1"
     finally:
