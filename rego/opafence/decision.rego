@@ -19,14 +19,22 @@ import data.opafence.task
 
 # METADATA
 # title: decision
-# description: The verdict, the reasons that produced it, the call's risk classes, and the monitor record.
+# description: |
+#   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
+#   and the grants that cover the call (so the bridge can count per-grant max_calls).
 # entrypoint: true
 decision := {
 	"verdict": verdict,
 	"reasons": reasons,
 	"classes": classes,
 	"monitor": monitor,
+	"grants": grants_used,
 }
+
+# A blocked call uses no grant.
+grants_used := [] if verdict == "block"
+
+else := sort([id | some id in task.covering])
 
 classes := sort([c | some c in classify.classes])
 
