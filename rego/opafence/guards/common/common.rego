@@ -263,6 +263,18 @@ subcommand(xs) := lower(s) if {
 	s := firsts[0]
 }
 
+# METADATA
+# title: subcommand_after
+# description: The subcommand, skipping options and the values of the given valued options (`git -C dir push`).
+subcommand_after(xs, valued) := lower(xs[idx[0]]) if {
+	idx := [i | some i, x in xs; not startswith(x, "-"); not after_valued(xs, i, valued)]
+}
+
+after_valued(xs, i, valued) if {
+	i > 0
+	xs[i - 1] in valued
+}
+
 # --- which tools only read the paths they are given --------------------------------------------
 
 read_tools := {
@@ -273,7 +285,9 @@ read_tools := {
 mcp_write_words := {
 	"write", "create", "edit", "update", "delete", "remove", "move", "rename", "put", "set", "append",
 	"upload", "patch", "save", "send", "copy", "chmod", "mkdir", "touch", "insert", "drop", "execute",
-	"run", "exec",
+	"run", "exec", "post", "publish", "share", "reply", "forward", "comment", "submit", "add", "invite",
+	"merge", "push", "commit", "transfer", "pay", "archive", "close", "assign", "modify", "replace",
+	"clear", "reset", "revoke", "grant", "store", "import", "schedule", "trash", "purge",
 }
 
 mcp_read_words := {
@@ -547,3 +561,24 @@ arg_strings contains v if {
 	walk(input.call.args, [_, v])
 	is_string(v)
 }
+
+# --- guarded actions: block, or ask when the user named exactly this -------------------------------
+
+# METADATA
+# title: soft_command
+# description: True when the user's own words named command c with every trigger token (see names_command).
+default soft_command(_, _) := false
+
+soft_command(c, triggers) if names_command(c, triggers)
+
+# METADATA
+# title: soft_path
+# description: True when the user's own words named exactly this path.
+default soft_path(_) := false
+
+soft_path(p) if names_path(p)
+
+# METADATA
+# title: asked
+# description: A guard's reason, said as a question because the user's own words asked for exactly this.
+asked(r) := object.union(r, {"message": concat(" ", [r.message, "The user asked for exactly this, so they confirm it first."])})

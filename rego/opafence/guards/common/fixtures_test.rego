@@ -44,6 +44,10 @@ no_task := task([])
 path_of(raw) := p if {
 	raw == "~"
 	p := home
+} else := cwd if {
+	raw in {".", "./"}
+} else := "/home/u/src" if {
+	raw == ".."
 } else := concat("", [home, substring(raw, 1, -1)]) if {
 	startswith(raw, "~/")
 } else := raw if {
