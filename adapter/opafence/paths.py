@@ -33,14 +33,15 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def write_private_file(path: Path, data: str | bytes) -> None:
-    """Write a file readable only by its owner, replacing it atomically."""
+def write_private_file(path: Path, data: str | bytes, durable: bool = True) -> None:
+    """Write a file readable only by its owner, replacing it atomically (fsync'd when durable)."""
     raw = data.encode() if isinstance(data, str) else data
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, raw)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)

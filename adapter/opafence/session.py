@@ -24,6 +24,8 @@ UNTRUSTED_SOURCES: dict[str, str] = {
     "x_search": "search",
 }
 EXTERNAL_CLASSES = {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
+# Reason codes by which Rego says a call reads secret material (guards issue).
+SECRET_READ_PREFIX = "SECRET_READ"  # noqa: S105 - a reason code, not a password
 
 
 @dataclass
@@ -80,23 +82,54 @@ class SessionFacts:
         )
         del self.history[:-HISTORY_LIMIT]
 
-    def record_execution(
-        self, tool: str, facts: dict[str, Any], classes: list[str], workspace: tuple[str, ...] = ()
-    ) -> None:
-        """Account for a call that ran: counters, files touched, untrusted content that came in."""
-        c = self.counters
-        c["calls"] += 1
-        kinds = set(classes)
-        if kinds & EXTERNAL_CLASSES:
-            c["external_writes"] += 1
-        if "COMMUNICATION" in kinds:
-            c["communications"] += 1
-        if tool == "delegate_task":
-            c["delegations"] += 1
+    def reserve(self, tool: str, facts: dict[str, Any], classes: list[str]) -> None:
+        """Count a call at decision time: calls of one concurrent batch are all decided before
+        any runs, so budgets must be reserved then, not after execution."""
+        self._count(tool, classes, +1)
         for p in facts.get("paths", []):
             if p.get("path"):
                 self.files.add(str(p["path"]))
-        c["distinct_files"] = len(self.files)
+        self.counters["distinct_files"] = len(self.files)
+
+    def release(self, tool: str, classes: list[str]) -> None:
+        """Give a reservation back: the call did not run (denied, blocked later, cancelled)."""
+        self._count(tool, classes, -1)
+
+    def _count(self, tool: str, classes: list[str], step: int) -> None:
+        c = self.counters
+        kinds = set(classes)
+        c["calls"] = max(0, c["calls"] + step)
+        if kinds & EXTERNAL_CLASSES:
+            c["external_writes"] = max(0, c["external_writes"] + step)
+        if "COMMUNICATION" in kinds:
+            c["communications"] = max(0, c["communications"] + step)
+        if tool == "delegate_task":
+            c["delegations"] = max(0, c["delegations"] + step)
+
+    def observe(
+        self, tool: str, facts: dict[str, Any], workspace: tuple[str, ...], secret_read: bool
+    ) -> None:
+        """What a call that ran brought into the session: untrusted content, secret material."""
         source = self.untrusted_source(tool, facts, workspace)
         if source:
             self.untrusted_sources.add(source)
+        if secret_read:
+            self.secret_read = True
+
+    def record_execution(
+        self,
+        tool: str,
+        facts: dict[str, Any],
+        classes: list[str],
+        workspace: tuple[str, ...] = (),
+        secret_read: bool = False,
+    ) -> None:
+        """Account for a call that ran (replay's view: reserve and observe at once)."""
+        self.reserve(tool, facts, classes)
+        self.observe(tool, facts, workspace, secret_read)
+
+
+def reads_secret(decision: Decision) -> bool:
+    """Did Rego flag this call as reading secret material?"""
+    reasons = list(decision.reasons) + (list(decision.monitor.reasons) if decision.monitor else [])
+    return any(r.code.startswith(SECRET_READ_PREFIX) for r in reasons)

@@ -143,6 +143,16 @@ class Bridge:
             self._ready.set()
             return
 
+    def _check_socket(self) -> None:
+        """OPA alive but its socket gone (deleted by someone): restart it, or it stays unreachable."""
+        local = self.local
+        if local is None or not self._ready.is_set() or local.socket_path.exists():
+            return
+        if local.alive():
+            log.warning("OPA socket %s disappeared; restarting OPA", local.socket_path)
+            self._ready.clear()
+            local.kill()
+
     @property
     def ready(self) -> bool:
         return self._ready.is_set()
@@ -204,6 +214,8 @@ class Bridge:
             return Decision.model_validate(result)
         except BridgeError as e:
             self.last_error = e
+            if e.code == "OPA_UNAVAILABLE":
+                self._check_socket()
             return block(e.code, e.detail)
         except ValidationError as e:
             first = e.errors()[0]

@@ -166,6 +166,16 @@ class LocalOpa:
             return None
         return int(pids[0]) if pids else None
 
+    def kill(self) -> None:
+        """Make OPA exit without closing the lifeline; the supervisor sees it and restarts."""
+        pid = self.opa_pid()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        elif self.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+
     def stop(self) -> None:
         proc, self.proc = self.proc, None
         if proc is None:

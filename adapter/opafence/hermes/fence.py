@@ -1,0 +1,497 @@
+"""The plugin's behaviour: every tool call Hermes dispatches goes through OPA, nothing fails open.
+
+Hermes runs a tool when a hook raises, so every hook here catches everything and turns it
+into a block. State lives only in the SessionStore (thread-safe; Hermes calls hooks from
+several threads)."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from opafence.audit import AuditLog, arg_digests
+from opafence.config import Config, ConfigError, load_config
+from opafence.decision import Decision, Reason, block
+from opafence.errors import BridgeError
+from opafence.facts import FactsContext, build_facts
+from opafence.hermes import host_flags, ordering
+from opafence.hermes.store import Decided, SessionStore, TaskRecord
+from opafence.host import Host, default_workspace
+from opafence.inputs import decision_input
+from opafence.intent import compile_message
+from opafence.opa.bridge import Bridge
+from opafence.paths import ensure_private_dir, hermes_home, state_dir
+from opafence.policy import fallback_policy
+from opafence.session import reads_secret
+
+log = logging.getLogger("opafence.plugin")
+
+# Arguments that carry content rather than choose the action; left out of approval keys so
+# "approve for this session" means "this action", not "these exact bytes".
+CONTENT_ARGS = frozenset(
+    {"content", "body", "text", "html", "message", "file_content", "new_string", "old_string", "caption"}
+)
+UNSCOPED = "unscoped"
+
+
+def canonical_args(args: Mapping[str, Any]) -> str:
+    return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
+
+
+def args_hash(args: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_args(args).encode()).hexdigest()
+
+
+def snapshot(args: Any) -> dict[str, Any]:
+    """A deep, JSON-shaped copy: the decision must not see later mutations of Hermes' dict."""
+    if not isinstance(args, Mapping):
+        return {}
+    copied = json.loads(canonical_args(args))
+    return copied if isinstance(copied, dict) else {}
+
+
+def action_hash(tool: str, args: Mapping[str, Any], decision: Decision, facts: Mapping[str, Any]) -> str:
+    """The exact action an approval covers: tool, risk, targets and non-content arguments."""
+    action = {
+        "tool": tool,
+        "classes": sorted(decision.classes),
+        "recipients": sorted(str(r.get("address", "")) for r in facts.get("recipients", [])),
+        "paths": sorted(str(p.get("path", "")) for p in facts.get("paths", [])),
+        "domains": sorted(str(u.get("host", "")) for u in facts.get("urls", [])),
+        "args": {k: v for k, v in args.items() if k not in CONTENT_ARGS},
+    }
+    return hashlib.sha256(canonical_args(action).encode()).hexdigest()[:24]
+
+
+def message_text(user_message: Any) -> str:
+    """Hermes passes a string, or a list of parts for multimodal input."""
+    if isinstance(user_message, str):
+        return user_message
+    if isinstance(user_message, list):
+        parts = []
+        for part in user_message:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def explain(tool: str, reasons: list[Reason], limit: int = 3) -> str:
+    shown = "; ".join(f"{r.message} [{r.code}]" for r in reasons[:limit]) or "no rule allowed it"
+    more = f" (+{len(reasons) - limit} more)" if len(reasons) > limit else ""
+    fix = next((r.fix for r in reasons if r.fix), "")
+    return f"{shown}{more}." + (f" {fix}" if fix else "")
+
+
+class Fence:
+    """One per Hermes process. Hook methods are registered with Hermes' plugin manager."""
+
+    def __init__(self) -> None:
+        # Lockdown until setup completes: every call is blocked with this reason.
+        self.error: str | None = "opafence is still starting"
+        self.config = Config()
+        self.bridge: Bridge | None = None
+        self.store: SessionStore | None = None
+        self.audit: AuditLog | None = None
+        self.state: Path = state_dir()
+        self.workspace: tuple[str, ...] = ()
+        self.cwd = os.getcwd()
+        self._ready = threading.Event()
+        self._others: list[str] = []
+        self._closed = False
+
+    # --- setup -----------------------------------------------------------------------------
+
+    def fail(self, reason: str) -> None:
+        self.error = reason
+        self._ready.set()
+        log.error("opafence could not start: %s", reason)
+
+    def setup(self, start_in_background: bool = True) -> None:
+        """Read the config once, prepare state, start OPA. Failures leave the lockdown in force."""
+        try:
+            self.config = load_config()
+        except ConfigError as e:
+            self.fail(f"configuration error: {e}")
+            return
+        self.state = ensure_private_dir(state_dir())
+        self.audit = AuditLog(self.state / "audit.jsonl")
+        # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
+        host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
+        self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
+        self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
+        self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
+        self.bridge = Bridge(self.config, self.state)
+        atexit.register(self.close)
+        if start_in_background:
+            threading.Thread(target=self._start, name="opafence-start", daemon=True).start()
+        else:
+            self._start()
+
+    def _start(self) -> None:
+        assert self.bridge is not None
+        try:
+            self.bridge.start()
+        except BridgeError as e:
+            self.fail(f"{e.code}: {e.sentence()}")
+            return
+        except Exception as e:
+            self.fail(f"{type(e).__name__}: {e}")
+            return
+        self.error = None
+        self._ready.set()
+        self._audit({"event": "start", "mode": self.config.mode, "other_deciders": ordering.other_deciders()})
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.bridge is not None:
+            self.bridge.close()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        return self._ready.wait(self.config.opa.start_timeout_s if timeout is None else timeout)
+
+    def keep_order(self) -> None:
+        others = ordering.ensure_order(self.pre_tool_call, self.tool_execution)
+        if others != self._others:
+            self._others = others
+            if others:
+                log.warning("opafence: other plugins also decide tool calls: %s", ", ".join(others))
+            self._audit({"event": "other_deciders", "plugins": others})
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _audit(self, record: Mapping[str, Any]) -> None:
+        if self.audit is None:
+            return
+        try:
+            self.audit.append(record)
+        except OSError as e:
+            log.error("opafence: cannot write the audit log: %s", e)
+
+    def host(self, flags: host_flags.HostFlags, platform: str) -> Host:
+        opa_socket = ""
+        if self.bridge is not None and self.bridge.local is not None:
+            opa_socket = str(self.bridge.local.socket_path)
+        return Host(
+            auto_approve=flags.auto_approve,
+            interactive=flags.interactive,
+            platform=platform or ("cron" if flags.cron else ""),
+            home=os.path.expanduser("~"),
+            hermes_home=str(hermes_home()),
+            state_dir=str(self.state),
+            workspace=self.workspace,
+            cwd=self.cwd,
+            opa_socket=opa_socket,
+        )
+
+    def facts_context(self) -> FactsContext:
+        return FactsContext(home=os.path.expanduser("~"), cwd=self.cwd, hermes_home=str(hermes_home()))
+
+    def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
+        return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
+
+    def _lockdown(self, tool: str) -> dict[str, str] | None:
+        if self.error is None and self._ready.is_set():
+            return None
+        if not self._ready.is_set() and not self.wait_ready():
+            self.error = self.error or "OPA did not become ready in time"
+        if self.error is None:
+            return None
+        message = f"opafence could not start: {self.error}. Fix it, or disable the plugin."
+        return {"action": "block", "message": message}
+
+    def _record_for(self, session_id: str, task_id: str) -> TaskRecord:
+        assert self.store is not None
+        root = self.store.root_session(session_id, task_id) or UNSCOPED
+        rec = self.store.get(root)
+        if rec is None:
+            # No turn was compiled for this session: the read-only fallback governs it.
+            rec = self.store.create(root, owner="", platform="")
+            self._push(rec)
+        return rec
+
+    def _push(self, rec: TaskRecord) -> bool:
+        assert self.bridge is not None
+        try:
+            self.bridge.put_task(rec.key, rec.policy.to_opa_data())
+        except BridgeError as e:
+            rec.unsynced = True
+            log.error("opafence: could not push task %s: %s", rec.key, e)
+            return False
+        rec.unsynced = False
+        return True
+
+    # --- hooks -----------------------------------------------------------------------------
+
+    def pre_llm_call(
+        self,
+        session_id: str = "",
+        task_id: str = "",
+        user_message: Any = None,
+        platform: str = "",
+        sender_id: str = "",
+        **_: Any,
+    ) -> None:
+        """Compile the owner's message into the task's policy (grants accumulate; narrowing is immediate)."""
+        try:
+            self._pre_llm_call(session_id, task_id, user_message, platform, sender_id)
+        except Exception:
+            log.exception("opafence: pre_llm_call failed")
+
+    def _pre_llm_call(
+        self, session_id: str, task_id: str, user_message: Any, platform: str, sender: str
+    ) -> None:
+        if self.store is None or self.bridge is None or not session_id:
+            return
+        self.store.note_task_id(task_id, session_id)
+        self.store.platforms_seen.add(platform or "cli")
+        with contextlib.suppress(Exception):
+            self.keep_order()
+        # A sub-agent's "user message" is its goal, written by the parent model: it grants nothing.
+        if platform == "subagent" or self.store.is_child(session_id):
+            return
+        text = message_text(user_message)
+        with self.store._lock:
+            rec = self.store.get(session_id)
+            if rec is None:
+                rec = self.store.create(session_id, owner=sender, platform=platform)
+            rec.messages += 1
+            previous = rec.policy if rec.messages > 1 else None
+            flags = host_flags.detect()
+            try:
+                policy = compile_message(
+                    text,
+                    task=rec.key,
+                    host=self.host(flags, platform),
+                    owner=sender,
+                    previous=previous,
+                    message_index=rec.messages,
+                    config=self.config.compiler,
+                )
+            except Exception:
+                log.exception("opafence: compiling the task policy failed; using the read-only fallback")
+                policy = fallback_policy(rec.key, rec.owner)
+                if previous is not None:
+                    policy.prohibitions = list(previous.prohibitions)
+                    policy.revision = previous.revision + 1
+            rec.policy = policy
+            self._push(rec)
+            self.store.save(rec, durable=True)
+        self._audit(
+            {
+                "event": "policy",
+                "session": session_id,
+                "task": rec.key,
+                "revision": policy.revision,
+                "compiled_by": policy.compiled_by,
+                "grants": [f"{g.class_}:{g.capability}" for g in policy.grants],
+                "prohibitions": [",".join(p.classes) for p in policy.prohibitions],
+                "read_only": policy.read_only,
+            }
+        )
+
+    def pre_tool_call(
+        self,
+        tool_name: str = "",
+        args: Any = None,
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        **_: Any,
+    ) -> dict[str, str] | None:
+        """Ask OPA about the call: allow -> no directive, ask -> approve, block -> block."""
+        try:
+            return self._pre_tool_call(tool_name, args, task_id or "", session_id or "", tool_call_id or "")
+        except Exception as e:
+            log.exception("opafence: pre_tool_call failed")
+            return self._block(tool_name, block("BRIDGE_ERROR", type(e).__name__).reasons)
+
+    def _pre_tool_call(
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
+    ) -> dict[str, str] | None:
+        locked = self._lockdown(tool)
+        if locked is not None:
+            return locked
+        assert self.store is not None and self.bridge is not None
+        with contextlib.suppress(Exception):
+            self.keep_order()
+        snap = snapshot(args)
+        self.store.note_task_id(task_id, session_id)
+        rec = self._record_for(session_id, task_id)
+        subagent = self.store.is_child(session_id) or task_id.startswith("sa-")
+        flags = host_flags.detect(subagent=subagent)
+        host = self.host(flags, rec.platform)
+        facts = build_facts(tool, snap, self.facts_context())
+        if getattr(rec, "unsynced", False) and not self._push(rec):
+            decision = block("OPA_UNAVAILABLE", "the task's current policy could not be pushed to OPA")
+        else:
+            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
+            doc["session"]["subagent"] = subagent
+            decision = self.bridge.decide(doc)
+        digest = args_hash(snap)
+        with self.store._lock:
+            rec.facts.record_decision(tool, decision, untrusted=False)
+            if decision.verdict != "block":
+                rec.facts.reserve(tool, facts, decision.classes)
+                self.store.remember_decision(
+                    SessionStore.call_key(rec.key, tool, call_id, digest),
+                    Decided(
+                        task=rec.key,
+                        tool=tool,
+                        args_hash=digest,
+                        verdict=decision.verdict,
+                        at=time.time(),
+                        classes=tuple(decision.classes),
+                        secret_read=reads_secret(decision),
+                    ),
+                )
+            self.store.save(rec)
+        self._audit(
+            {
+                "event": "decision",
+                "session": session_id,
+                "task": rec.key,
+                "call": call_id,
+                "tool": tool,
+                "classes": decision.classes,
+                "verdict": decision.verdict,
+                "reasons": [r.code for r in decision.reasons],
+                "monitor": decision.monitor.would if decision.monitor else None,
+                "args": arg_digests(snap),
+                "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
+            }
+        )
+        if decision.verdict == "allow":
+            return None
+        if decision.verdict == "ask":
+            # Hermes keeps "always" approvals forever: the key names the task, the policy
+            # revision and the exact action, so an approval never leaks into another task.
+            action = action_hash(tool, snap, decision, facts)
+            return {
+                "action": "approve",
+                "message": f"opafence: {tool} needs your approval: {explain(tool, decision.reasons)}",
+                "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
+            }
+        return self._block(tool, decision.reasons)
+
+    def tool_execution(
+        self,
+        tool_name: str = "",
+        args: Any = None,
+        next_call: Callable[[Any], Any] | None = None,
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        **_: Any,
+    ) -> Any:
+        """Last middleware: run the tool only with the arguments that were decided."""
+        try:
+            problem = self._execution_problem(
+                tool_name, args, task_id or "", session_id or "", tool_call_id or ""
+            )
+        except Exception as e:
+            log.exception("opafence: execution check failed")
+            problem = f"the execution check failed ({type(e).__name__})"
+        if problem is not None or next_call is None:
+            message = f"opafence blocked {tool_name}: {problem or 'no execution path'}"
+            return json.dumps({"error": message}, ensure_ascii=False)
+        return next_call(args)
+
+    def _execution_problem(
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
+    ) -> str | None:
+        if self.error is not None or self.store is None:
+            return f"opafence could not start: {self.error}"
+        snap = snapshot(args)
+        digest = args_hash(snap)
+        root = self.store.root_session(session_id, task_id) or UNSCOPED
+        key = SessionStore.call_key(self.store.task_key(root), tool, call_id, digest)
+        decided = self.store.decision_for(key)
+        if decided is None:
+            return "this call was never checked by opafence (it did not pass pre_tool_call) [NOT_DECIDED]"
+        if decided.tool != tool or decided.args_hash != digest:
+            self._audit({"event": "args_changed", "task": decided.task, "tool": tool, "call": call_id})
+            return "its arguments changed after they were checked; run it again [ARGS_CHANGED]"
+        return None
+
+    def post_tool_call(
+        self,
+        tool_name: str = "",
+        args: Any = None,
+        task_id: str = "",
+        session_id: str = "",
+        tool_call_id: str = "",
+        status: str = "",
+        error_message: str = "",
+        **_: Any,
+    ) -> None:
+        """Session facts: what ran, what content came in; give back reservations of calls that did not run."""
+        try:
+            self._post_tool_call(tool_name, args, task_id or "", session_id or "", tool_call_id or "", status)
+        except Exception:
+            log.exception("opafence: post_tool_call failed")
+
+    def _post_tool_call(
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str
+    ) -> None:
+        if self.store is None or self.error is not None:
+            return
+        snap = snapshot(args)
+        root = self.store.root_session(session_id, task_id) or UNSCOPED
+        rec = self.store.get(root)
+        if rec is None:
+            return
+        decided = self.store.decision_for(SessionStore.call_key(rec.key, tool, call_id, args_hash(snap)))
+        if decided is None:
+            return
+        facts = build_facts(tool, snap, self.facts_context())
+        ran = status in ("ok", "error", "")
+        with self.store._lock:
+            if ran:
+                rec.facts.observe(tool, facts, self.workspace, secret_read=decided.secret_read)
+            else:
+                rec.facts.release(tool, list(decided.classes))
+            self.store.save(rec)
+        if decided.verdict == "ask":
+            self._audit(
+                {
+                    "event": "approval",
+                    "task": rec.key,
+                    "call": call_id,
+                    "tool": tool,
+                    "outcome": "approved" if ran else "denied",
+                }
+            )
+
+    def subagent_start(self, parent_session_id: str = "", child_session_id: str = "", **kw: Any) -> None:
+        try:
+            if self.store is not None and parent_session_id and child_session_id:
+                self.store.link_child(
+                    child_session_id, parent_session_id, str(kw.get("child_subagent_id") or "")
+                )
+        except Exception:
+            log.exception("opafence: subagent_start failed")
+
+    def session_finalize(self, session_id: str = "", **_: Any) -> None:
+        """The session is over: unload its task from OPA (its file stays until it expires)."""
+        try:
+            if self.store is None or self.bridge is None or not session_id:
+                return
+            self.bridge.delete_task(self.store.task_key(session_id))
+            self.store.unload(session_id)
+        except Exception:
+            log.exception("opafence: session_finalize failed")
