@@ -104,8 +104,8 @@ schedules(c) := {"crontab" |
 # METADATA
 # title: PERSISTENCE_CRONJOB
 # description: >-
-#   This Hermes cron job runs a script with no agent ({{.action}}), so no opafence check would
-#   see what it does when it runs.
+#   This Hermes cron job ({{.action}}) runs a script on a schedule, and scripts run outside any
+#   tool call, so no opafence check would see what they do.
 # custom:
 #   code: PERSISTENCE
 #   fix: Schedule a prompt instead of a script, or ask the user to create the job themselves.
