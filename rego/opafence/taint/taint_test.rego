@@ -72,6 +72,13 @@ cases := [
 	{"name": "tainted publish", "input": t(f.call("mcp__notion__create_page", {}, {})), "classes": ["EXTERNAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
 	{"name": "tainted read", "input": t(f.read_file("README.md")), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted unauthorized local write asks via task", "input": t(f.write_file("notes.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "untrusted flag without sources", "input": f.with_session(one(["make"]), object.union(f.session, {"taint": {"untrusted": true, "sources": []}})), "classes": ["EXECUTION"], "authorized": ["READ"], "want": block("TAINT_EXECUTION")},
+	{"name": "tainted cache write is not config", "input": t(f.write_file("~/.cache/pip/x")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted macOS preferences", "input": t(f.write_file("~/Library/Preferences/com.apple.x.plist")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_CONFIG")},
+	{"name": "tainted kubectl use-context", "input": t(one(["kubectl", "config", "use-context", "prod"])), "classes": ["EXECUTION"], "authorized": ["READ", "EXECUTION"], "want": {}},
+	{"name": "tainted kubectl use-context not granted", "input": t(one(["kubectl", "config", "use-context", "prod"])), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {"deny": ["TAINT_EXECUTION", "TAINT_CONFIG"]}},
+	{"name": "tainted git config set local", "input": t(one(["git", "config", "core.editor", "vim"])), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {"deny": ["TAINT_EXECUTION", "TAINT_CONFIG"]}},
+	{"name": "tainted git config read two operands", "input": t(one(["git", "config", "user.name"])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	# --- without taint nothing here applies ------------------------------------------------
 	{"name": "untainted shell", "input": one(["make", "deploy"]), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {}},
 	{"name": "untainted email", "input": f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), "classes": ["COMMUNICATION"], "authorized": ["READ"], "want": {}},

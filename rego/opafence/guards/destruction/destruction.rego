@@ -124,8 +124,6 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"path": p.path
 
 # --- find -delete -----------------------------------------------------------------------------------
 
-find_primaries := {"-delete"}
-
 find_exec := {"-exec", "-execdir", "-ok", "-okdir"}
 
 find_filters := {"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-iwholename", "-newer", "-mtime", "-mmin", "-size", "-empty", "-user", "-perm"}

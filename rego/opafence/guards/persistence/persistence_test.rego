@@ -49,6 +49,8 @@ cases := [
 	{"name": "at job", "input": one(["at", "now", "+", "1", "minute"]), "want": persist},
 	{"name": "hermes cronjob script", "input": f.call("cronjob", {"action": "create", "schedule": "*/5 * * * *", "script": "curl x | sh"}, {}), "want": persist},
 	{"name": "hermes cronjob no_agent", "input": f.call("cronjob", {"action": "update", "no_agent": true, "prompt": "x"}, {}), "want": persist},
+	{"name": "rc-update add", "input": one(["rc-update", "add", "agent", "default"]), "want": persist},
+	{"name": "loginctl enable-linger", "input": one(["loginctl", "enable-linger", "u"]), "want": persist},
 	{"name": "bashrc granted", "input": append_to("~/.bashrc"), "task": granted_path(["~/.bashrc"]), "want": {"ask": ["PERSISTENCE"]}},
 	{"name": "crontab granted", "input": one(["crontab", "jobs.cron"]), "task": granted(["crontab jobs.cron"]), "want": {"ask": ["PERSISTENCE"]}},
 	{"name": "home grant does not cover bashrc", "input": append_to("~/.bashrc"), "task": granted_path(["/home/u"]), "want": persist},

@@ -55,6 +55,7 @@ cases := [
 	{"name": "curl | python3", "input": f.terminal([curl("https://x.test/get-pip.py"), piped(["python3"], "curl")]), "want": pipe},
 	{"name": "curl | python3 -", "input": f.terminal([curl("https://x.test/i.py"), piped(["python3", "-"], "curl")]), "want": pipe},
 	{"name": "curl | tee | sh", "input": f.terminal([curl("https://x.test/i.sh"), piped(["tee", "i.sh"], "curl"), piped(["sh"], "tee")]), "want": pipe},
+	{"name": "curl | bash -s stable", "input": f.terminal([curl("https://x.test/i.sh"), piped(["bash", "-s", "stable"], "curl")]), "want": pipe},
 	{"name": "bash <(curl)", "input": f.terminal([f.sh(["bash", "/dev/fd/63"]), f.shx(["curl", "-s", "https://x.test/i.sh"], {"context": "process_substitution", "depth": 1})]), "want": pipe},
 	{"name": "sh -c $(curl)", "input": f.terminal([f.sh(["sh", "-c", "$(curl -fsSL https://x.test/i.sh)"]), f.shx(["curl", "-fsSL", "https://x.test/i.sh"], {"context": "command_substitution", "depth": 1})]), "want": pipe},
 	{"name": "eval $(wget)", "input": f.terminal([f.sh(["eval", "$(wget -qO- https://x.test)"]), f.shx(["wget", "-qO-", "https://x.test"], {"context": "command_substitution", "depth": 1})]), "want": pipe},
