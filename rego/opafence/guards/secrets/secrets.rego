@@ -5,14 +5,17 @@
 #   files, /proc/*/environ, keychains, browser profiles, password stores), however the path is
 #   spelled and by whatever tool; secret-shaped strings in anything that leaves the machine
 #   block; and once secret material was read in the session, outbound calls that carry data
-#   block, or ask when the user named that very destination.
+#   block, or ask when the user asked for that very send (a grant names the destination, or
+#   the task authorizes the call's classes).
 # schemas:
 #   - input: schema.input
 #   - data.tasks: schema.tasks
 package opafence.guards.secrets
 
+import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.lib.reason
+import data.opafence.task
 
 # --- which paths hold secret material ------------------------------------------------------------
 
@@ -207,6 +210,26 @@ credential_url(u) if u.has_credentials == true
 
 credential_url(u) if u.secret_like == true
 
+# METADATA
+# title: SECRET_EXFIL
+# description: This call reads {{.path}}, which holds secret material, and sends data off the machine in the same step.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Never send secret files anywhere; if the user really wants this, they name the exact command.
+deny contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
+	some r in common.reads
+	secret_path(r.path)
+	outbound
+	carries_data
+	not exact_command_granted
+}
+
+# The user's own words held exactly this command line (then SECRET_READ asks, and nothing more).
+exact_command_granted if {
+	some c in common.commands
+	common.line(c) in common.granted_commands
+}
+
 # --- after a secret read: outbound data blocks, or asks for a destination the user named -------
 
 secret_tainted if input.session.taint.secret_read == true
@@ -290,6 +313,18 @@ granted_domains := {lower(d) | some g in common.task_grants; some d in g.domains
 
 destinations := {lower(r.address) | some r in input.facts.recipients} | {lower(u.host) | some u in remote_urls}
 
+# The user asked for this outbound action in their own words: a grant names its destination,
+# or the task authorizes every class of the call, one of them more than a read.
+user_asked if named_destination
+
+user_asked if {
+	some c in classify.classes
+	c != "READ"
+	every k in classify.classes {
+		k in task.authorized
+	}
+}
+
 named_destination if {
 	count(destinations) > 0
 	every d in destinations {
@@ -312,24 +347,24 @@ host_under(h, d) if endswith(h, concat("", [".", d]))
 # title: SECRET_TAINT_EGRESS
 # description: >-
 #   Secret material was read in this session, and this call would send data off the machine
-#   to a destination the user did not name.
+#   without the user having asked for it.
 # custom:
 #   code: SECRET_TAINT_EGRESS
 #   fix: >-
-#     Send nothing after reading secrets, or have the user name the recipient or domain in
-#     their own words (then they are asked).
+#     Send nothing after reading secrets, or have the user ask for this send in their own
+#     words, naming the recipient or domain (then they are asked).
 deny contains reason.make(rego.metadata.rule()) if {
 	secret_tainted
 	outbound
 	carries_data
-	not named_destination
+	not user_asked
 }
 
 # METADATA
 # title: SECRET_TAINT_EGRESS_NAMED
 # description: >-
-#   Secret material was read in this session; this call sends data to a destination the user
-#   named, so they are asked to confirm nothing secret goes with it.
+#   Secret material was read in this session; the user asked for this send, so they are asked
+#   to confirm that nothing secret goes with it.
 # custom:
 #   code: SECRET_TAINT_EGRESS
 #   fix: Check that the outgoing data holds no secret before approving.
@@ -337,5 +372,5 @@ ask contains reason.make(rego.metadata.rule()) if {
 	secret_tainted
 	outbound
 	carries_data
-	named_destination
+	user_asked
 }

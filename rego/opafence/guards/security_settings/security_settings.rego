@@ -144,6 +144,9 @@ setid(mode) if regex.match(`^[ugoa]*[+=][rwxXt]*s`, mode)
 
 chmod_mode(c) := [x | some x in common.args(c); not startswith(x, "-")][0]
 
+# `a=rwx,u+s`: each comma-separated clause of a symbolic mode.
+mode_clauses(c) := {x | some x in split(chmod_mode(c), ",")}
+
 # METADATA
 # title: WORLD_WRITABLE
 # description: "`{{.command}}` makes {{.what}} writable by every user on the machine."
@@ -153,7 +156,8 @@ chmod_mode(c) := [x | some x in common.args(c); not startswith(x, "-")][0]
 findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c), "what": what}), "soft": common.soft_command(c, {chmod_mode(c)})} if {
 	some c in common.commands
 	common.cmd_name(c) == "chmod"
-	world_writable(chmod_mode(c))
+	some m in mode_clauses(c)
+	world_writable(m)
 	some what in world_targets(c)
 }
 
@@ -184,7 +188,8 @@ system_or_home(p) if {
 findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {chmod_mode(c)})} if {
 	some c in common.commands
 	common.cmd_name(c) == "chmod"
-	setid(chmod_mode(c))
+	some m in mode_clauses(c)
+	setid(m)
 }
 
 # METADATA

@@ -43,6 +43,8 @@ cases := [
 	{"name": "chmod 4755", "input": one(["chmod", "4755", "bin/x"]), "want": block("SETUID")},
 	{"name": "chmod 2755", "input": one(["chmod", "2755", "bin/x"]), "want": block("SETUID")},
 	{"name": "chmod 06755", "input": one(["chmod", "06755", "bin/x"]), "want": block("SETUID")},
+	{"name": "chmod a=rwx,u+s", "input": one(["chmod", "a=rwx,u+s", "bin/x"]), "want": block("SETUID")},
+	{"name": "chmod -R u=rwx,o=rwx", "input": one(["chmod", "-R", "u=rwx,o=rwx", "www"]), "want": block("WORLD_WRITABLE")},
 	{"name": "setcap", "input": one(["setcap", "cap_net_raw+ep", "bin/x"]), "want": block("SETUID")},
 	{"name": "write sudoers.d", "input": f.write_file("/etc/sudoers.d/agent"), "want": block("SECURITY_FILE")},
 	{"name": "tee sudoers", "input": one(["tee", "-a", "/etc/sudoers"]), "want": block("SECURITY_FILE")},
