@@ -27,23 +27,23 @@ norm(p) := x if {
 # METADATA
 # title: under
 # description: True when path p is dir itself or lies below it (both compared with norm).
-under(p, dir) if {
-	d := norm(dir)
-	d != ""
-	norm(p) == d
+under(p, dir) if within(norm(p), norm(dir))
+
+# METADATA
+# title: within
+# description: under, for paths already normalized with norm (the guards' tables are, once per query).
+within(np, nd) if {
+	nd != ""
+	np == nd
 }
 
-under(p, dir) if {
-	d := norm(dir)
-	d != ""
-	d != "/"
-	startswith(norm(p), concat("", [d, "/"]))
+within(np, nd) if {
+	nd != ""
+	nd != "/"
+	startswith(np, concat("", [nd, "/"]))
 }
 
-under(p, dir) if {
-	norm(dir) == "/"
-	startswith(p, "/")
-}
+within(np, "/") if startswith(np, "/")
 
 # METADATA
 # title: dirname
@@ -56,10 +56,7 @@ dirname(p) := d if {
 # METADATA
 # title: basename
 # description: The last component of a path, lower-cased.
-basename(p) := b if {
-	parts := split(norm(p), "/")
-	b := parts[count(parts) - 1]
-}
+basename(p) := regex.replace(norm(p), `^.*/`, "")
 
 # METADATA
 # title: expand
@@ -98,7 +95,10 @@ commands := [c | some c in input.facts.shell.commands]
 # description: >-
 #   The program a command runs, lower-cased, with a version suffix dropped
 #   (`pip3.11` -> `pip3`, `python3.12` -> `python3`).
-cmd_name(c) := regex.replace(lower(c.name), `^(python|pip)([0-9]*)\.[0-9.]+$`, "$1$2")
+cmd_name(c) := n if {
+	n := lower(c.name)
+	not contains(n, ".")
+} else := regex.replace(lower(c.name), `^(python|pip)([0-9]*)\.[0-9.]+$`, "$1$2")
 
 # METADATA
 # title: args

@@ -51,24 +51,22 @@ home := common.norm(input.host.home)
 #   each workspace root and the directories above it, and any repository's .git.
 critical(p) if critical_dir(p)
 
-critical_dir(p) if common.norm(p) in {common.norm(d) | some d in tables.system_dirs}
+critical_dir(p) if common.norm(p) in critical_dirs
 
-critical_dir(p) if {
-	home != ""
-	common.under(home, p)
-}
-
-critical_dir(p) if {
+# System directories, the home directory's main folders, every directory above home and
+# above each workspace root, and the roots themselves: normalized once per query.
+critical_dirs := (({common.norm(d) | some d in tables.system_dirs} | {concat("/", [home, d]) |
 	home != ""
 	some d in tables.home_dirs
-	common.norm(p) == concat("/", [home, d])
-}
+}) | ancestors(home)) | {a | some w in input.host.workspace; some a in ancestors(common.norm(w))}
 
-critical_dir(p) if {
-	some w in input.host.workspace
-	w != ""
-	common.under(w, p)
-}
+# A path and every directory above it ("/home/u" -> {"/home/u", "/home", "/"}).
+ancestors(np) := {a |
+	np != ""
+	parts := split(trim_prefix(np, "/"), "/")
+	some i in numbers.range(1, count(parts))
+	a := concat("", ["/", concat("/", array.slice(parts, 0, i))])
+} | {"/" | np != ""}
 
 critical(p) if common.basename(p) == ".git"
 
@@ -198,9 +196,11 @@ workspace_root(p) if {
 
 # --- raw disk writes ------------------------------------------------------------------------------------
 
+safe_device_set := {common.norm(d) | some d in tables.safe_devices}
+
 device(p) if {
 	common.under(p, "/dev")
-	not common.norm(p) in {common.norm(d) | some d in tables.safe_devices}
+	not common.norm(p) in safe_device_set
 	not safe_device_dir(p)
 }
 
@@ -253,12 +253,14 @@ disk_name(n, t) if startswith(n, concat("", [t, "."]))
 
 sql_wipe := `(?i)\bdrop\s+(table|database|schema|view|index|keyspace|collection|owned\s+by|user|role)\b|\btruncate\s+(table\s+)?["\x60\[]?[a-z_]|\bdelete\s+from\s+[^\s;'"]+\s*($|[;'")\n])|\bflush(all|db)\b|\.drop(database)?\s*\(|\.(deletemany|remove)\s*\(\s*\{\s*\}\s*\)`
 
-db_client(c) if common.cmd_name(c) in {n | some n in tables.db_clients}
+db_client_set := {n | some n in tables.db_clients}
+
+db_client(c) if common.cmd_name(c) in db_client_set
 
 db_client(c) if {
 	common.cmd_name(c) in {"docker", "kubectl", "podman"}
 	some a in c.argv
-	common.cmd_name({"name": a}) in {n | some n in tables.db_clients}
+	common.cmd_name({"name": a}) in db_client_set
 }
 
 db_texts contains common.text if {

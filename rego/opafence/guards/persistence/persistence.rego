@@ -29,15 +29,16 @@ line(c) := substring(common.line(c), 0, 160)
 # title: persistent_path
 # description: True when a file at path p runs (or decides what runs) at login, on a schedule or on a git or SSH event.
 persistent_path(p) if {
-	input.host.home != ""
-	some d in data.opafence.guards.persistence.home_persistence
-	common.under(p, concat("/", [trim_right(input.host.home, "/"), d]))
+	np := common.norm(p)
+	some d in persistence_dirs
+	common.within(np, d)
 }
 
-persistent_path(p) if {
-	some d in data.opafence.guards.persistence.system_persistence
-	common.under(p, d)
-}
+# Start-up files and schedule directories, normalized once per query.
+persistence_dirs := {common.norm(concat("/", [trim_right(input.host.home, "/"), d])) |
+	input.host.home != ""
+	some d in data.opafence.guards.persistence.home_persistence
+} | {common.norm(d) | some d in data.opafence.guards.persistence.system_persistence}
 
 persistent_path(p) if regex.match(`/\.git/hooks(/|$)`, common.norm(p))
 

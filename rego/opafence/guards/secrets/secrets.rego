@@ -21,42 +21,58 @@ import data.opafence.task
 
 home_dir(d) := concat("/", [trim_right(input.host.home, "/"), d])
 
+# The tables, normalized once per query.
+secret_dirs := {common.norm(home_dir(d)) | input.host.home != ""; some d in data.opafence.guards.secrets.home_secret_dirs}
+
+system_secrets := {common.norm(s) | some s in data.opafence.guards.secrets.system_secret_paths}
+
+secret_name_set := {lower(n) | some n in data.opafence.guards.secrets.secret_names}
+
+ssh_dir := common.norm(home_dir(".ssh"))
+
+ssh_public_set := {n | some n in data.opafence.guards.secrets.ssh_public_names}
+
+env_template_set := {s | some s in data.opafence.guards.secrets.env_template_suffixes}
+
+secret_command_lines := {common.norm_cmd(s) | some s in data.opafence.guards.secrets.secret_commands}
+
 # METADATA
 # title: secret_path
 # description: True when path p holds secret material (compared lower-cased).
-secret_path(p) if {
-	input.host.home != ""
-	some d in data.opafence.guards.secrets.home_secret_dirs
-	common.under(p, home_dir(d))
-	not ssh_public(p)
+secret_path(p) if secret_norm(common.norm(p))
+
+secret_norm(np) if {
+	some d in secret_dirs
+	common.within(np, d)
+	not ssh_public(np)
 }
 
-secret_path(p) if {
-	some s in data.opafence.guards.secrets.system_secret_paths
-	common.under(p, s)
+secret_norm(np) if {
+	some s in system_secrets
+	common.within(np, s)
 }
 
-secret_path(p) if common.basename(p) in {lower(n) | some n in data.opafence.guards.secrets.secret_names}
+secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_name_set
 
-secret_path(p) if {
+secret_norm(np) if {
+	b := regex.replace(np, `^.*/`, "")
 	some s in data.opafence.guards.secrets.secret_suffixes
-	endswith(common.basename(p), s)
+	endswith(b, s)
 }
 
-secret_path(p) if env_file(common.basename(p))
+secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
 
-secret_path(p) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, common.norm(p))
+secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
 
 # Public halves and bookkeeping in ~/.ssh are not secret.
-ssh_public(p) if {
-	common.under(p, home_dir(".ssh"))
-	b := common.basename(p)
-	endswith(b, ".pub")
+ssh_public(np) if {
+	common.within(np, ssh_dir)
+	endswith(np, ".pub")
 }
 
-ssh_public(p) if {
-	common.under(p, home_dir(".ssh"))
-	common.basename(p) in {n | some n in data.opafence.guards.secrets.ssh_public_names}
+ssh_public(np) if {
+	common.within(np, ssh_dir)
+	regex.replace(np, `^.*/`, "") in ssh_public_set
 }
 
 # `.env`, `.env.local`, `.env.production`, `prod.env`; not `.env.example`, `.env.sample`, `.env.template`.
@@ -65,7 +81,7 @@ env_file(b) if b == ".env"
 env_file(b) if {
 	startswith(b, ".env.")
 	parts := split(b, ".")
-	not parts[count(parts) - 1] in {s | some s in data.opafence.guards.secrets.env_template_suffixes}
+	not parts[count(parts) - 1] in env_template_set
 }
 
 env_file(b) if {
@@ -102,8 +118,7 @@ ask contains reason.render(rego.metadata.rule(), {"command": common.line(c)}) if
 
 secret_command(c) if {
 	l := common.line(c)
-	some s in data.opafence.guards.secrets.secret_commands
-	t := common.norm_cmd(s)
+	some t in secret_command_lines
 	command_is(l, t)
 }
 

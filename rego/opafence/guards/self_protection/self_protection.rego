@@ -55,8 +55,9 @@ host_protected contains p if {
 installed_code := `/(site|dist)-packages/(opafence|hermes_cli|hermes_agent|hermes_plugins|tools|agent|gateway|plugins|model_tools\.py|run_agent\.py)([-_.][^/]*)?(/|$)`
 
 protected(p) if {
+	np := common.norm(p)
 	some r in protected_roots
-	common.under(p, r)
+	common.within(np, r)
 }
 
 protected(p) if regex.match(installed_code, common.norm(p))
@@ -64,8 +65,9 @@ protected(p) if regex.match(installed_code, common.norm(p))
 # A recursive delete, move or permission change of a directory above a protected path
 # reaches the protected path too (`rm -rf ~/.hermes`, `chmod -R 777 ~`).
 reaches_protected(p) if {
+	np := common.norm(p)
 	some r in protected_roots
-	common.under(r, p)
+	common.within(r, np)
 }
 
 socket_dir := common.dirname(input.host.opa_socket)
