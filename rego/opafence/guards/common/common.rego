@@ -83,6 +83,48 @@ expand(raw) := p if {
 	p := concat("/", [trim_right(input.host.cwd, "/"), trim_prefix(raw, "./")])
 }
 
+# METADATA
+# title: home
+# description: The host's home directory, normalized.
+home := norm(input.host.home)
+
+# METADATA
+# title: home_relative
+# description: >-
+#   A normalized path relative to the home directory ("/home/u/.ssh/id_rsa" -> ".ssh/id_rsa"),
+#   for tables of home-relative paths; undefined outside home.
+home_relative(np) := substring(np, count(home) + 1, -1) if {
+	home != ""
+	home != "/"
+	startswith(np, concat("", [home, "/"]))
+}
+
+# METADATA
+# title: prefixes
+# description: >-
+#   A relative path and every path above it ("a/b/c" -> {"a", "a/b", "a/b/c"}), so a table
+#   of directories is matched with set lookups instead of a scan of prefixes.
+prefixes(rel) := {concat("/", array.slice(parts, 0, i)) |
+	parts := split(rel, "/")
+	some i in numbers.range(1, count(parts))
+}
+
+# METADATA
+# title: in_table
+# description: True when normalized path np is, or lies below, an entry of a table of normalized absolute paths.
+in_table(np, table) if {
+	some x in prefixes(trim_prefix(np, "/"))
+	concat("", ["/", x]) in table
+}
+
+# METADATA
+# title: in_home_table
+# description: True when normalized path np is, or lies below, an entry of a table of home-relative paths.
+in_home_table(np, table) if {
+	some x in prefixes(home_relative(np))
+	x in table
+}
+
 # --- shell commands ----------------------------------------------------------------------------
 
 # METADATA
@@ -230,6 +272,7 @@ keyword_paths(c, key) := {expand(v) |
 # description: Files a command reads through an @ reference (curl -d @f, -F k=@f, --data-binary @f).
 at_paths(c) := {expand(v) |
 	some a in c.argv
+	contains(a, "@")
 	m := regex.find_all_string_submatch_n(`^(?:[^=@]*=)?@([^;@]+)`, a, 1)
 	v := m[0][1]
 	v != "-"

@@ -12,21 +12,18 @@
 package opafence.guards.destruction
 
 import data.opafence.guards.common
+import data.opafence.guards.destruction.db_clients
+import data.opafence.guards.destruction.db_drop_commands
+import data.opafence.guards.destruction.db_modules
+import data.opafence.guards.destruction.default_branches
+import data.opafence.guards.destruction.disk_subcommands
+import data.opafence.guards.destruction.disk_tools
+import data.opafence.guards.destruction.home_dirs
+import data.opafence.guards.destruction.push_force_flags
+import data.opafence.guards.destruction.safe_device_dirs
+import data.opafence.guards.destruction.safe_devices
+import data.opafence.guards.destruction.system_dirs
 import data.opafence.lib.reason
-
-tables := {
-	"system_dirs": data.opafence.guards.destruction.system_dirs,
-	"home_dirs": data.opafence.guards.destruction.home_dirs,
-	"safe_devices": data.opafence.guards.destruction.safe_devices,
-	"safe_device_dirs": data.opafence.guards.destruction.safe_device_dirs,
-	"disk_tools": data.opafence.guards.destruction.disk_tools,
-	"disk_subcommands": data.opafence.guards.destruction.disk_subcommands,
-	"db_clients": data.opafence.guards.destruction.db_clients,
-	"db_modules": data.opafence.guards.destruction.db_modules,
-	"db_drop_commands": data.opafence.guards.destruction.db_drop_commands,
-	"default_branches": data.opafence.guards.destruction.default_branches,
-	"push_force_flags": data.opafence.guards.destruction.push_force_flags,
-}
 
 deny contains f.reason if {
 	some f in findings
@@ -42,8 +39,6 @@ line(c) := substring(common.line(c), 0, 160)
 
 # --- what must never be deleted wholesale --------------------------------------------------------
 
-home := common.norm(input.host.home)
-
 # METADATA
 # title: critical
 # description: >-
@@ -51,22 +46,23 @@ home := common.norm(input.host.home)
 #   each workspace root and the directories above it, and any repository's .git.
 critical(p) if critical_dir(p)
 
-critical_dir(p) if common.norm(p) in critical_dirs
+critical_dir(p) if critical_norm(common.norm(p))
 
-# System directories, the home directory's main folders, every directory above home and
-# above each workspace root, and the roots themselves: normalized once per query.
-critical_dirs := (({common.norm(d) | some d in tables.system_dirs} | {concat("/", [home, d]) |
-	home != ""
-	some d in tables.home_dirs
-}) | ancestors(home)) | {a | some w in input.host.workspace; some a in ancestors(common.norm(w))}
+# data.json holds the tables normalized (destruction_test checks), so nothing is built per query.
+critical_norm(np) if np in system_dirs
 
-# A path and every directory above it ("/home/u" -> {"/home/u", "/home", "/"}).
-ancestors(np) := {a |
-	np != ""
-	parts := split(trim_prefix(np, "/"), "/")
-	some i in numbers.range(1, count(parts))
-	a := concat("", ["/", concat("/", array.slice(parts, 0, i))])
-} | {"/" | np != ""}
+critical_norm(np) if {
+	common.home != ""
+	common.within(common.home, np)
+}
+
+critical_norm(np) if common.home_relative(np) in home_dirs
+
+critical_norm(np) if {
+	some w in input.host.workspace
+	w != ""
+	common.within(common.norm(w), np)
+}
 
 critical(p) if common.basename(p) == ".git"
 
@@ -196,16 +192,14 @@ workspace_root(p) if {
 
 # --- raw disk writes ------------------------------------------------------------------------------------
 
-safe_device_set := {common.norm(d) | some d in tables.safe_devices}
-
 device(p) if {
 	common.under(p, "/dev")
-	not common.norm(p) in safe_device_set
+	not common.norm(p) in safe_devices
 	not safe_device_dir(p)
 }
 
 safe_device_dir(p) if {
-	some d in tables.safe_device_dirs
+	some d in safe_device_dirs
 	common.under(p, d)
 }
 
@@ -234,33 +228,26 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 
 disk_tool(c) if {
 	n := common.cmd_name(c)
-	some t in tables.disk_tools
-	disk_name(n, t)
-	not tables.disk_subcommands[n]
+	split(n, ".")[0] in disk_tools
+	not disk_subcommands[n]
 }
 
 disk_tool(c) if {
-	subs := tables.disk_subcommands[common.cmd_name(c)]
+	subs := disk_subcommands[common.cmd_name(c)]
 	some a in common.args(c)
 	lower(a) in {s | some s in subs}
 }
-
-disk_name(n, t) if n == t
-
-disk_name(n, t) if startswith(n, concat("", [t, "."]))
 
 # --- database wipes ------------------------------------------------------------------------------------
 
 sql_wipe := `(?i)\bdrop\s+(table|database|schema|view|index|keyspace|collection|owned\s+by|user|role)\b|\btruncate\s+(table\s+)?["\x60\[]?[a-z_]|\bdelete\s+from\s+[^\s;'"]+\s*($|[;'")\n])|\bflush(all|db)\b|\.drop(database)?\s*\(|\.(deletemany|remove)\s*\(\s*\{\s*\}\s*\)`
 
-db_client_set := {n | some n in tables.db_clients}
-
-db_client(c) if common.cmd_name(c) in db_client_set
+db_client(c) if common.cmd_name(c) in db_clients
 
 db_client(c) if {
 	common.cmd_name(c) in {"docker", "kubectl", "podman"}
 	some a in c.argv
-	common.cmd_name({"name": a}) in db_client_set
+	common.cmd_name({"name": a}) in db_clients
 }
 
 db_texts contains common.text if {
@@ -284,7 +271,7 @@ db_texts contains s if {
 # Python that talks to a database.
 db_texts contains input.call.args.code if {
 	some m in input.facts.code.imports
-	split(m, ".")[0] in {x | some x in tables.db_modules}
+	split(m, ".")[0] in {x | some x in db_modules}
 }
 
 # METADATA
@@ -310,7 +297,7 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 	db_drop(c)
 }
 
-db_drop(c) if common.cmd_name(c) in {n | some n in tables.db_drop_commands}
+db_drop(c) if common.cmd_name(c) in {n | some n in db_drop_commands}
 
 db_drop(c) if {
 	common.cmd_name(c) == "mysqladmin"
@@ -444,7 +431,7 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 
 push_danger(c) := ({a |
 	some a in push_args(c)
-	split(a, "=")[0] in {f | some f in tables.push_force_flags}
+	split(a, "=")[0] in {f | some f in push_force_flags}
 } | {a |
 	some a in push_args(c)
 	regex.match(`^[+:]`, a)
@@ -463,7 +450,7 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 	git_sub(c) == "branch"
 	force_delete(c)
 	some b in git_args(c)
-	lower(b) in {x | some x in tables.default_branches}
+	lower(b) in {x | some x in default_branches}
 }
 
 force_delete(c) if "-D" in git_args(c)

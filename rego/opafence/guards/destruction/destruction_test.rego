@@ -199,3 +199,12 @@ test_asked_message_says_so if {
 	some r in rs
 	contains(r.message, "asked for exactly this")
 }
+
+# The guard uses data.json as stored, so the path tables must already be normalized.
+test_tables_are_normalized if {
+	every k in ["system_dirs", "home_dirs", "safe_devices", "safe_device_dirs", "disk_tools", "db_clients", "default_branches"] {
+		every x in data.opafence.guards.destruction[k] {
+			x == data.opafence.guards.common.norm(x)
+		}
+	}
+}

@@ -11,6 +11,8 @@
 package opafence.guards.persistence
 
 import data.opafence.guards.common
+import data.opafence.guards.persistence.home_persistence
+import data.opafence.guards.persistence.system_persistence
 import data.opafence.lib.reason
 
 deny contains f.reason if {
@@ -28,17 +30,9 @@ line(c) := substring(common.line(c), 0, 160)
 # METADATA
 # title: persistent_path
 # description: True when a file at path p runs (or decides what runs) at login, on a schedule or on a git or SSH event.
-persistent_path(p) if {
-	np := common.norm(p)
-	some d in persistence_dirs
-	common.within(np, d)
-}
+persistent_path(p) if common.in_home_table(common.norm(p), home_persistence)
 
-# Start-up files and schedule directories, normalized once per query.
-persistence_dirs := {common.norm(concat("/", [trim_right(input.host.home, "/"), d])) |
-	input.host.home != ""
-	some d in data.opafence.guards.persistence.home_persistence
-} | {common.norm(d) | some d in data.opafence.guards.persistence.system_persistence}
+persistent_path(p) if common.in_table(common.norm(p), system_persistence)
 
 persistent_path(p) if regex.match(`/\.git/hooks(/|$)`, common.norm(p))
 

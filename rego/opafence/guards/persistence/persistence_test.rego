@@ -80,3 +80,12 @@ test_persistence_table if {
 	print(fails)
 	fails == []
 }
+
+# The guard uses data.json as stored, so the path tables must already be normalized.
+test_tables_are_normalized if {
+	every k in ["home_persistence", "system_persistence"] {
+		every x in data.opafence.guards.persistence[k] {
+			x == data.opafence.guards.common.norm(x)
+		}
+	}
+}

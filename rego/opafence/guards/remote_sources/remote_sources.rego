@@ -156,8 +156,12 @@ source_config(c) := ((({upper(k) |
 findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
 	some t in common.changes
 	t.kind in {"write", "move"}
-	some d in {"/etc/apt/sources.list", "/etc/apt/sources.list.d", "/etc/yum.repos.d", "/etc/zypp/repos.d", "/etc/pacman.conf", "/etc/apk/repositories", "/etc/pip.conf"}
-	common.under(t.path, d)
+	common.in_table(common.norm(t.path), source_files)
+}
+
+source_files := {
+	"/etc/apt/sources.list", "/etc/apt/sources.list.d", "/etc/yum.repos.d", "/etc/zypp/repos.d",
+	"/etc/pacman.conf", "/etc/apk/repositories", "/etc/pip.conf",
 }
 
 # --- downloads run as code --------------------------------------------------------------------------

@@ -14,27 +14,20 @@ package opafence.guards.secrets
 
 import data.opafence.classify
 import data.opafence.guards.common
+import data.opafence.guards.secrets.env_template_suffixes
+import data.opafence.guards.secrets.home_secret_dirs
+import data.opafence.guards.secrets.secret_commands
+import data.opafence.guards.secrets.secret_names
+import data.opafence.guards.secrets.secret_suffixes
+import data.opafence.guards.secrets.ssh_public_names
+import data.opafence.guards.secrets.system_secret_paths
 import data.opafence.lib.reason
 import data.opafence.task
 
 # --- which paths hold secret material ------------------------------------------------------------
 
-home_dir(d) := concat("/", [trim_right(input.host.home, "/"), d])
-
-# The tables, normalized once per query.
-secret_dirs := {common.norm(home_dir(d)) | input.host.home != ""; some d in data.opafence.guards.secrets.home_secret_dirs}
-
-system_secrets := {common.norm(s) | some s in data.opafence.guards.secrets.system_secret_paths}
-
-secret_name_set := {lower(n) | some n in data.opafence.guards.secrets.secret_names}
-
-ssh_dir := common.norm(home_dir(".ssh"))
-
-ssh_public_set := {n | some n in data.opafence.guards.secrets.ssh_public_names}
-
-env_template_set := {s | some s in data.opafence.guards.secrets.env_template_suffixes}
-
-secret_command_lines := {common.norm_cmd(s) | some s in data.opafence.guards.secrets.secret_commands}
+# The tables in data.json are stored normalized (lower case, no trailing slash, commands with
+# single spaces): secrets_test checks that, so nothing is normalized per query.
 
 # METADATA
 # title: secret_path
@@ -42,21 +35,17 @@ secret_command_lines := {common.norm_cmd(s) | some s in data.opafence.guards.sec
 secret_path(p) if secret_norm(common.norm(p))
 
 secret_norm(np) if {
-	some d in secret_dirs
-	common.within(np, d)
+	common.in_home_table(np, home_secret_dirs)
 	not ssh_public(np)
 }
 
-secret_norm(np) if {
-	some s in system_secrets
-	common.within(np, s)
-}
+secret_norm(np) if common.in_table(np, system_secret_paths)
 
-secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_name_set
+secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_names
 
 secret_norm(np) if {
 	b := regex.replace(np, `^.*/`, "")
-	some s in data.opafence.guards.secrets.secret_suffixes
+	some s in secret_suffixes
 	endswith(b, s)
 }
 
@@ -66,13 +55,13 @@ secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
 
 # Public halves and bookkeeping in ~/.ssh are not secret.
 ssh_public(np) if {
-	common.within(np, ssh_dir)
+	startswith(common.home_relative(np), ".ssh/")
 	endswith(np, ".pub")
 }
 
 ssh_public(np) if {
-	common.within(np, ssh_dir)
-	regex.replace(np, `^.*/`, "") in ssh_public_set
+	startswith(common.home_relative(np), ".ssh/")
+	regex.replace(np, `^.*/`, "") in ssh_public_names
 }
 
 # `.env`, `.env.local`, `.env.production`, `prod.env`; not `.env.example`, `.env.sample`, `.env.template`.
@@ -81,7 +70,7 @@ env_file(b) if b == ".env"
 env_file(b) if {
 	startswith(b, ".env.")
 	parts := split(b, ".")
-	not parts[count(parts) - 1] in env_template_set
+	not parts[count(parts) - 1] in env_template_suffixes
 }
 
 env_file(b) if {
@@ -117,9 +106,8 @@ ask contains reason.render(rego.metadata.rule(), {"command": common.line(c)}) if
 }
 
 secret_command(c) if {
-	l := common.line(c)
-	some t in secret_command_lines
-	command_is(l, t)
+	some k in numbers.range(1, min([count(c.argv), 4]))
+	concat(" ", array.concat([common.cmd_name(c)], [lower(a) | some a in array.slice(c.argv, 1, k)])) in secret_commands
 }
 
 # A bare `env` / `printenv` dumps every variable, API keys included.
@@ -143,10 +131,6 @@ secret_var(name, o) if {
 	name != "printenv"
 	startswith(o, "$")
 }
-
-command_is(l, t) if l == t
-
-command_is(l, t) if startswith(l, concat("", [t, " "]))
 
 # --- what leaves the machine --------------------------------------------------------------------
 

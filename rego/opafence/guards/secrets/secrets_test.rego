@@ -262,3 +262,15 @@ test_read_reason_names_the_path if {
 	contains(r.message, "/home/u/.aws/credentials")
 	r.fix != ""
 }
+
+# The guards use data.json as stored, so every table must already be normalized.
+test_tables_are_normalized if {
+	every k in ["home_secret_dirs", "ssh_public_names", "secret_names", "secret_suffixes", "env_template_suffixes", "system_secret_paths"] {
+		every x in data.opafence.guards.secrets[k] {
+			x == data.opafence.guards.common.norm(x)
+		}
+	}
+	every c in data.opafence.guards.secrets.secret_commands {
+		data.opafence.guards.common.norm_cmd(c) == c
+	}
+}

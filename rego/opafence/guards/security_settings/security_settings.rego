@@ -212,8 +212,7 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
 	some t in common.changes
 	t.kind in {"write", "move", "perm", "delete"}
-	some d in security_files
-	common.under(t.path, d)
+	common.in_table(common.norm(t.path), security_files)
 }
 
 security_files := {
