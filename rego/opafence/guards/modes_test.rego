@@ -43,7 +43,7 @@ test_rm_home_is_also_self_protection if {
 	d := decide(rm_home, "monitor")
 	d.verdict == "block"
 	codes(d.reasons) == {"SELF_PROTECT_PATH"}
-	codes(d.monitor.reasons) == {"SELF_PROTECT_PATH", "DESTRUCTIVE_DELETE"}
+	{"SELF_PROTECT_PATH", "DESTRUCTIVE_DELETE"} - codes(d.monitor.reasons) == set()
 }
 
 test_monitor_records_taint_block if {
@@ -58,6 +58,8 @@ test_monitor_records_taint_block if {
 test_monitor_still_blocks_self_protection if {
 	d := decide(write_config, "monitor")
 	d.verdict == "block"
+
+	# Only reasons marked always survive monitor mode: the self-protection ones.
 	codes(d.reasons) == {"SELF_PROTECT_PATH"}
 	every r in d.reasons {
 		r.always == true
@@ -99,16 +101,37 @@ test_unattended_secret_read_blocks if {
 	codes(d.reasons) == {"NOBODY_TO_ASK", "SECRET_READ"}
 }
 
+# The task module is stubbed to authorize the call, so only the guard speaks: a guarded
+# action the user named exactly is asked about, not blocked.
 test_user_named_guarded_action_asks if {
 	d := opafence.decision with input as f.terminal([f.sh(["terraform", "destroy"])])
 		with data.tasks.t as f.task([{"id": "g1", "class": "EXECUTION", "capability": "run_command", "evidence": "run terraform destroy", "commands": ["terraform destroy"]}])
+		with data.opafence.classify.classes as {"EXECUTION"}
+		with data.opafence.task.authorized as {"READ", "EXECUTION"}
+		with data.opafence.task.deny as set()
+		with data.opafence.task.ask as set()
 	d.verdict == "ask"
-	"CLOUD_DELETE" in codes(d.reasons)
+	codes(d.reasons) == {"CLOUD_DELETE"}
+}
+
+test_guard_blocks_what_the_task_authorizes if {
+	d := opafence.decision with input as f.terminal([f.sh(["terraform", "destroy"])])
+		with data.tasks.t as f.no_task
+		with data.opafence.classify.classes as {"EXECUTION"}
+		with data.opafence.task.authorized as {"READ", "EXECUTION"}
+		with data.opafence.task.deny as set()
+		with data.opafence.task.ask as set()
+	d.verdict == "block"
+	codes(d.reasons) == {"CLOUD_DELETE"}
 }
 
 test_no_grant_lifts_self_protection if {
 	d := opafence.decision with input as write_config
 		with data.tasks.t as f.task([{"id": "g1", "class": "LOCAL_WRITE", "capability": "edit", "evidence": "edit ~/.hermes/config.yaml", "paths": ["/home/u/.hermes/config.yaml"]}])
+		with data.opafence.classify.classes as {"LOCAL_WRITE"}
+		with data.opafence.task.authorized as {"READ", "LOCAL_WRITE"}
+		with data.opafence.task.deny as set()
+		with data.opafence.task.ask as set()
 	d.verdict == "block"
 	codes(d.reasons) == {"SELF_PROTECT_PATH"}
 }
