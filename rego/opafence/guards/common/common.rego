@@ -423,11 +423,17 @@ delete_cmds := {"rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put", "
 
 perm_cmds := {"chmod", "chown", "chgrp", "chattr", "setfacl"}
 
-write_all_cmds := {"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod"}
+# Commands that write every file they name (editors included: they save what they open).
+write_all_cmds := {
+	"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod",
+	"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "code", "subl",
+}
 
 copy_cmds := {"cp", "install", "rsync", "scp", "ditto"}
 
-cmd_changes(c) := {{"path": p, "kind": "delete", "recursive": is_recursive(c)} |
+cmd_changes(c) := (by_name_changes(c) | option_changes(c)) | clone_changes(c)
+
+by_name_changes(c) := {{"path": p, "kind": "delete", "recursive": is_recursive(c)} |
 	some p in operand_paths(c)
 } if {
 	cmd_name(c) in delete_cmds
@@ -457,18 +463,38 @@ cmd_changes(c) := {{"path": p, "kind": "delete", "recursive": is_recursive(c)} |
 	some p in keyword_paths(c, "of")
 } if {
 	cmd_name(c) == "dd"
-} else := {{"path": value_path(c, v), "kind": "write", "recursive": false} |
-	some f in output_flags[cmd_name(c)]
+} else := set()
+
+# Files and directories named by an option: -o out (curl), -O (wget), -C dir (tar), -d dir
+# (unzip), -P dir (wget), --target dir (pip).
+option_changes(c) := {{"path": value_path(c, v), "kind": "write", "recursive": false} |
+	some f in (object.get(output_flags, cmd_name(c), set()) | object.get(dir_flags, cmd_name(c), set()))
 	some v in values(c, f)
 	v != "-"
-} if {
-	output_flags[cmd_name(c)]
-} else := set()
+}
+
+# `git clone URL DIR` writes DIR.
+clone_changes(c) := {{"path": operand_path(c, last), "kind": "write", "recursive": false} |
+	cmd_name(c) == "git"
+	subcommand(args(c)) == "clone"
+	last := count(c.operands) - 1
+	last > 1
+}
 
 output_flags := {
 	"curl": {"-o", "--output"},
 	"wget": {"-O", "--output-document"},
 	"sort": {"-o", "--output"},
+}
+
+# Options naming the directory a command writes into (extracting, downloading, installing).
+dir_flags := {
+	"tar": {"-C", "--directory"},
+	"unzip": {"-d"},
+	"wget": {"-P", "--directory-prefix"},
+	"pip": {"-t", "--target", "--prefix", "--root"},
+	"pip3": {"-t", "--target", "--prefix", "--root"},
+	"7z": {"-o"},
 }
 
 copy_destinations(c) := {value_path(c, v) | some f in {"-t", "--target-directory"}; some v in values(c, f)} if {
