@@ -53,6 +53,7 @@ pytest: setup
 
 bench: setup
 	$(PY) bench/decision_latency.py
+	$(PY) bench/audit_append.py
 
 bundle: setup
 	$(PY) -m opafence.bundle build --out dist/opafence-bundle.tar.gz

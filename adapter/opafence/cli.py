@@ -1,4 +1,4 @@
-"""The `opafence` command: replay, doctor, demo, facts, compile, explain."""
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit."""
 
 from __future__ import annotations
 
@@ -81,6 +81,34 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_compile(args: argparse.Namespace) -> int:
+    from opafence.intent import compile_explained
+    from opafence.intent.explain import render
+
+    config = _load(args)
+    host = batch_host(config, unattended=False)
+    messages = [sys.stdin.read() if m == "-" else m for m in args.messages]
+    policy = None
+    for index, message in enumerate(messages, start=1):
+        compiled = compile_explained(
+            message,
+            task=args.task,
+            host=host,
+            owner=args.owner,
+            previous=policy,
+            message_index=index,
+            config=config.compiler,
+        )
+        policy = compiled.policy
+        if args.explain:
+            print(f"--- message {index}" if len(messages) > 1 else "---")
+            print(render(compiled))
+    if policy is not None and not args.explain:
+        doc = policy.to_opa_data() if args.opa else policy.model_dump(mode="json", by_alias=True)
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="opafence", description="Task-scoped authorization for Hermes Agent.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -98,9 +126,26 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--config")
     d.set_defaults(func=cmd_doctor)
 
+    c = sub.add_parser(
+        "compile", help="compile the owner's message(s) into a TaskPolicy and print it as JSON"
+    )
+    c.add_argument("messages", nargs="+", help="the message (- reads standard input); several are follow-ups")
+    c.add_argument(
+        "--explain", action="store_true", help="show which sentence produced what, and what was dropped"
+    )
+    c.add_argument("--opa", action="store_true", help="print only the data.tasks entry OPA receives")
+    c.add_argument("--task", default="cli", help="the task key (default: cli)")
+    c.add_argument("--owner", default="", help="the sender of the messages (default: the CLI user)")
+    c.add_argument("--config")
+    c.set_defaults(func=cmd_compile)
+
     m = sub.add_parser("demo", help="the offline demo: a prompt-injected inbox task, judged")
     m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
     m.set_defaults(func=cmd_demo)
+
+    from opafence.audit_cmd import add_parser as add_audit_parser
+
+    add_audit_parser(sub)
     return p
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opafence.paths import state_dir
 
@@ -69,7 +70,32 @@ class Override(Strict):
 
 
 class CompilerConfig(Strict):
+    """How the owner's words become a TaskPolicy (adapter/opafence/intent).
+
+    `rules` is the offline, deterministic compiler. `llm` asks an OpenAI-compatible chat API
+    for a draft; the draft is never trusted: it goes through the same hardening as rules."""
+
     kind: Literal["rules", "llm"] = "rules"
+    base_url: str = "https://openrouter.ai/api/v1"
+    model: str = "openai/gpt-4o-mini"
+    # The name of the environment variable holding the API key (never the key itself).
+    api_key_env: str = Field(default="OPENROUTER_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    # Total time for one compile, retries included.
+    timeout_s: float = Field(default=20.0, gt=0, le=300)
+    # Ask for JSON mode (response_format); falls back to plain text when the provider refuses it.
+    json_mode: bool = True
+    # The cleaned instruction is cut to this many characters before it reaches the LLM
+    # (prohibitions are always read from the whole message by the offline reader).
+    max_chars: int = Field(default=6000, ge=200, le=200_000)
+    # What an LLM failure yields: the read-only fallback, or the offline rules compiler.
+    on_failure: Literal["fallback", "rules"] = "fallback"
+
+    @field_validator("base_url")
+    @classmethod
+    def _base_url_scheme(cls, v: str) -> str:
+        if not v.startswith(("https://", "http://127.0.0.1", "http://localhost", "http://[::1]")):
+            raise ValueError("must be an https:// URL or a loopback http:// URL")
+        return v.rstrip("/")
 
 
 class OrgBundle(Strict):
@@ -79,10 +105,88 @@ class OrgBundle(Strict):
     required: bool = True
 
 
+class PriceConfig(Strict):
+    """One model's price in USD per million tokens (what providers' price pages show)."""
+
+    input: Decimal = Field(ge=0)
+    output: Decimal = Field(ge=0)
+    cache_read: Decimal | None = Field(default=None, ge=0)
+    cache_write: Decimal | None = Field(default=None, ge=0)
+
+
+class DelegationConfig(Strict):
+    """Sub-agent launches per task tree, counted in two windows of the task's active time."""
+
+    short_window_minutes: int = Field(default=10, ge=1, le=24 * 60)
+    short_max: int | None = Field(default=10, ge=0)
+    long_window_minutes: int = Field(default=240, ge=1, le=7 * 24 * 60)
+    long_max: int | None = Field(default=50, ge=0)
+
+    def to_opa_data(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
 class BudgetsConfig(Strict):
+    # Per-task tool-call budgets (the task policy's own budgets).
     max_calls: int | None = Field(default=None, ge=1)
     max_external_writes: int | None = Field(default=None, ge=0)
     max_distinct_files: int | None = Field(default=None, ge=1)
+    # Spend on model calls, per HERMES_HOME and local day, in integer US cents.
+    daily_soft_cents: int | None = Field(default=None, ge=0)
+    daily_hard_cents: int | None = Field(default=None, ge=0)
+    per_minute_cents: int | None = Field(default=None, ge=0)
+    cheaper_model: str | None = Field(default=None, min_length=1)
+    # What a configured hard or per-minute cap does with a model that has no price.
+    unpriced: Literal["block", "allow"] = "block"
+    # Output tokens assumed when a request names no max_tokens.
+    default_output_tokens: int = Field(default=4096, ge=1, le=10_000_000)
+    # Reserve at most this many output tokens per call even when max_tokens is higher (Hermes
+    # often asks for 64k): caps then block later, but may be passed by what calls in flight
+    # produce beyond it. None reserves the request's max_tokens (the strict bound).
+    reserve_output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    prices_file: str | None = None
+    delegation: DelegationConfig = Field(default_factory=DelegationConfig)
+
+    @model_validator(mode="after")
+    def _soft_below_hard(self) -> BudgetsConfig:
+        soft, hard = self.daily_soft_cents, self.daily_hard_cents
+        if soft is not None and hard is not None and soft > hard:
+            raise ValueError("daily_soft_cents must not be above daily_hard_cents")
+        return self
+
+    @property
+    def spend_capped(self) -> bool:
+        """Is there any cap for Rego to decide on? Without one, model calls are only recorded."""
+        return any(
+            c is not None for c in (self.daily_soft_cents, self.daily_hard_cents, self.per_minute_cents)
+        )
+
+    def to_opa_data(self) -> dict[str, Any]:
+        """data.config.budgets: the caps and limits Rego decides with."""
+        return {
+            "daily_soft_cents": self.daily_soft_cents,
+            "daily_hard_cents": self.daily_hard_cents,
+            "per_minute_cents": self.per_minute_cents,
+            "cheaper_model": self.cheaper_model,
+            "unpriced": self.unpriced,
+            "delegation": self.delegation.to_opa_data(),
+        }
+
+
+class AuditConfig(Strict):
+    """Optional forwarding of the audit trail's signed head to an organization's collector."""
+
+    forward_url: str | None = None
+    forward_token_file: str | None = None
+    forward_interval_s: float = Field(default=60.0, ge=1.0, le=86_400.0)
+
+    @field_validator("forward_url")
+    @classmethod
+    def _forward_scheme(cls, v: str | None) -> str | None:
+        if v is not None and not v.startswith(("https://", "http://127.0.0.1", "http://localhost")):
+            raise ValueError("must be an https:// URL (or a loopback http:// URL)")
+        return v
 
 
 class Config(Strict):
@@ -95,6 +199,7 @@ class Config(Strict):
     compiler: CompilerConfig = Field(default_factory=CompilerConfig)
     org_bundles: list[OrgBundle] = Field(default_factory=list)
     budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
+    audit: AuditConfig = Field(default_factory=AuditConfig)
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
@@ -111,6 +216,7 @@ class Config(Strict):
                 for o in self.overrides
             ],
             "protected_paths": [str(Path(p).expanduser()) for p in self.protected_paths],
+            "budgets": self.budgets.to_opa_data(),
         }
 
 

@@ -17,6 +17,7 @@ MESSAGES: dict[str, str] = {
     "BRIDGE_ERROR": "opafence hit an internal error while checking this call",
     "FACTS_ERROR": "opafence could not read this tool call's arguments",
     "CONFIG_ERROR": "the opafence configuration is invalid",
+    "AUDIT_UNAVAILABLE": "the audit trail cannot be written, so no decision is made",
 }
 
 FIXES: dict[str, str] = {
@@ -31,6 +32,7 @@ FIXES: dict[str, str] = {
     "BRIDGE_ERROR": "Report this with the opafence log; the call was blocked to be safe.",
     "FACTS_ERROR": "Check the tool call's arguments; the call was blocked to be safe.",
     "CONFIG_ERROR": "Fix the opafence config file; run `opafence doctor`.",
+    "AUDIT_UNAVAILABLE": "Run `opafence audit verify`; the message above says how to recover.",
 }
 
 

@@ -74,10 +74,15 @@ class Budgets(Model):
 
 
 class DroppedGrant(Model):
-    """A grant hardening refused, and why (kept for --explain, not sent to OPA)."""
+    """A grant (or one target of a grant) that hardening refused, and why.
+
+    Kept for `opafence compile --explain` and the audit trail; never sent to OPA."""
 
     grant: dict[str, Any]
     reason: str
+    message: int = 1
+    # What was refused: the whole grant, or one target of it ("recipient eve@x.com").
+    part: str = "grant"
 
 
 class TaskPolicy(Model):
@@ -94,11 +99,20 @@ class TaskPolicy(Model):
     bounds: Bounds = Field(default_factory=Bounds)
     budgets: Budgets = Field(default_factory=Budgets)
     dropped: list[DroppedGrant] = Field(default_factory=list)
+    # Ids of prohibitions the owner marked as temporary ("don't send it yet", a bare "stop"):
+    # a later owner message that explicitly asks for that kind of action lifts them.
+    temporary: list[str] = Field(default_factory=list)
+    # Temporary prohibitions a later owner message lifted (kept for --explain and the audit trail).
+    lifted: list[Prohibition] = Field(default_factory=list)
+    # How many of the task's messages this policy has seen (the last message_index).
+    messages: int = Field(default=1, ge=1)
     created_at: str = Field(default_factory=_now)
     updated_at: str = Field(default_factory=_now)
 
     def to_opa_data(self) -> dict[str, Any]:
-        """The data.tasks entry: everything Rego needs, nothing it does not (no instruction text)."""
+        """The data.tasks entry: everything Rego needs, nothing it does not.
+
+        No instruction text, purpose, dropped grants or bookkeeping: those stay in Python."""
         return {
             "schema_version": self.schema_version,
             "task": self.task,

@@ -35,7 +35,7 @@ source_deny := {
 	"task": task.deny,
 	"guard": {r | some name; some r in data.opafence.guards[name].deny},
 	"taint": {r | some r in data.opafence.taint.deny},
-	"budget": {r | some r in data.opafence.budget.tool.deny},
+	"budget": ({r | some r in data.opafence.budget.tool.deny} | {r | some r in data.opafence.budget.delegation.deny}),
 	"config": config_check.deny,
 	"org": org_reasons("deny"),
 }
@@ -44,7 +44,7 @@ source_ask := {
 	"task": task.ask,
 	"guard": {r | some name; some r in data.opafence.guards[name].ask},
 	"taint": {r | some r in data.opafence.taint.ask},
-	"budget": {r | some r in data.opafence.budget.tool.ask},
+	"budget": ({r | some r in data.opafence.budget.tool.ask} | {r | some r in data.opafence.budget.delegation.ask}),
 	"org": org_reasons("ask"),
 }
 

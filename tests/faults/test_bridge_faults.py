@@ -99,7 +99,7 @@ def test_socket_removed_blocks_then_recovers(strict_bridge: Bridge) -> None:
 def test_wrong_token_blocks(strict_bridge: Bridge) -> None:
     b = strict_bridge
     assert b.client is not None
-    b.client._token = "wrong"
+    b.client.set_token("wrong")
     b.client.close()
     d = ask(b)
     assert d.verdict == "block"

@@ -110,3 +110,16 @@ def test_audit_lines_are_chained_and_hold_no_contents(hermes: Harness) -> None:
     assert secret not in log.read_text()
     assert verify_chain([log]) == []
     assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_decision_that_cannot_be_recorded_is_a_block(
+    hermes: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opafence.audit import AuditError
+
+    def broken(record: object) -> None:
+        raise AuditError("the head record does not match the log (run `opafence audit verify`)")
+
+    monkeypatch.setattr(hermes.fence.audit, "append", broken)
+    out = json.loads(hermes.call("read_file", {"path": "/etc/hostname"}, sid(), "c1"))
+    assert "AUDIT_UNAVAILABLE" in out["error"] and "head record" in out["error"]

@@ -13,7 +13,7 @@ from opafence.policy import TaskPolicy
 if TYPE_CHECKING:
     from opafence.hermes.fence import Fence
 
-USAGE = "usage: /fence | /fence audit [N]"
+USAGE = "usage: /fence | /fence audit [N] | /fence budget"
 
 
 def describe_policy(policy: TaskPolicy) -> list[str]:
@@ -61,6 +61,11 @@ def run(fence: Fence, raw_args: str) -> str:
     head = [f"opafence: {status}; mode {fence.config.mode}"]
     store = fence.store
     gateway = store is not None and bool(store.platforms_seen - {"cli", ""})
+    if words == ["budget"]:
+        from opafence.budget.status import budget_status
+
+        live = sorted(store.live(), key=lambda r: r.last_active) if store is not None and not gateway else []
+        return "\n".join([*head, *budget_status(fence, None if gateway or not live else live[-1].key)])
     if gateway:
         return "\n".join(
             [*head, "(this is a shared gateway: /fence shows no one's policy or decisions here)"]

@@ -17,9 +17,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from opafence.audit import AuditLog, arg_digests
+from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
@@ -33,6 +33,9 @@ from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.session import reads_secret
+
+if TYPE_CHECKING:
+    from opafence.budget.hooks import BudgetHooks
 
 log = logging.getLogger("opafence.plugin")
 
@@ -111,6 +114,7 @@ class Fence:
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
+        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -174,13 +178,16 @@ class Fence:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _audit(self, record: Mapping[str, Any]) -> None:
+    def _audit(self, record: Mapping[str, Any]) -> str | None:
+        """Append to the trail; returns why it could not, or None."""
         if self.audit is None:
-            return
+            return None
         try:
             self.audit.append(record)
-        except OSError as e:
+        except (AuditError, OSError) as e:
             log.error("opafence: cannot write the audit log: %s", e)
+            return str(e)
+        return None
 
     def host(self, flags: host_flags.HostFlags, platform: str) -> Host:
         opa_socket = ""
@@ -341,6 +348,8 @@ class Fence:
         else:
             doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
             doc["session"]["subagent"] = subagent
+            if self.budgets is not None:
+                self.budgets.annotate(doc, rec.key, tool, snap, call_id)
             decision = self.bridge.decide(doc)
         digest = args_hash(snap)
         with self.store._lock:
@@ -360,7 +369,7 @@ class Fence:
                     ),
                 )
             self.store.save(rec)
-        self._audit(
+        unrecorded = self._audit(
             {
                 "event": "decision",
                 "session": session_id,
@@ -375,6 +384,9 @@ class Fence:
                 "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
             }
         )
+        if unrecorded is not None:
+            # A decision that cannot be recorded is not made: the trail must stay complete.
+            return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
         if decision.verdict == "ask":

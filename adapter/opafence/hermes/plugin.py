@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from opafence.budget.hooks import BudgetHooks
 from opafence.hermes import command
 from opafence.hermes.fence import Fence
 
@@ -17,7 +18,10 @@ log = logging.getLogger("opafence.plugin")
 def register(ctx: Any) -> None:
     fence = Fence()
     ctx.register_hook("pre_tool_call", fence.pre_tool_call)
+    budgets = BudgetHooks(fence)
     try:
+        # Model calls next: spend caps, and a stopped agent when setup fails.
+        budgets.register(ctx)
         ctx.register_middleware("tool_execution", fence.tool_execution)
         ctx.register_hook("pre_llm_call", fence.pre_llm_call)
         ctx.register_hook("post_tool_call", fence.post_tool_call)
@@ -27,9 +31,11 @@ def register(ctx: Any) -> None:
             "fence",
             lambda raw_args="": command.run(fence, raw_args),
             description="opafence: the task's policy and recent decisions",
-            args_hint="[audit N]",
+            args_hint="[audit N | budget]",
         )
         fence.setup()
+        budgets.setup()
+        fence.budgets = budgets
         fence.keep_order()
     except Exception as e:
         fence.fail(f"setup failed: {type(e).__name__}: {e}")

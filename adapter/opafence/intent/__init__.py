@@ -1,27 +1,29 @@
-"""The user's words -> a hardened TaskPolicy.
+"""The user's words -> a hardened TaskPolicy (DESIGN.md, "The TaskPolicy").
 
-Foundation version: every task gets the read-only fallback. The intent-compiler issue
-replaces compile_message with split + rules/LLM compiler + hardening."""
+split (instruction vs quoted/pasted/attached data) -> rules or LLM compiler (a draft) ->
+hardening (evidence, targets, vocabulary) -> merge with the task's earlier messages ->
+prohibitions, read-only and bounds over every grant. `compile_message` never raises."""
 
 from __future__ import annotations
 
-from opafence.config import CompilerConfig
-from opafence.host import Host
-from opafence.policy import TaskPolicy, fallback_policy
+from opafence.intent.compile import Compiled, compile_explained, compile_message
+from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note
+from opafence.intent.prohibit import read_prohibitions
+from opafence.intent.rules import compile_rules
+from opafence.intent.split import DataBlock, Split, split_message
 
-
-def compile_message(
-    message: str,
-    *,
-    task: str,
-    host: Host,
-    owner: str = "",
-    previous: TaskPolicy | None = None,
-    message_index: int = 1,
-    config: CompilerConfig | None = None,
-) -> TaskPolicy:
-    """The policy after the owner's message number message_index (1-based)."""
-    policy = fallback_policy(task, owner)
-    if previous is not None:
-        policy.revision = previous.revision + 1
-    return policy
+__all__ = [
+    "Compiled",
+    "DataBlock",
+    "Draft",
+    "DraftBounds",
+    "DraftGrant",
+    "DraftProhibition",
+    "Note",
+    "Split",
+    "compile_explained",
+    "compile_message",
+    "compile_rules",
+    "read_prohibitions",
+    "split_message",
+]

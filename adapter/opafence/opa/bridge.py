@@ -28,6 +28,7 @@ from opafence.paths import state_dir
 log = logging.getLogger("opafence.bridge")
 
 DECISION_PATH = "/v1/data/opafence/decision?strict-builtin-errors=true"
+BUDGET_PREFIX = "/v1/data/opafence/budget/"
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 
 
@@ -206,6 +207,20 @@ class Bridge:
         if "result" not in answer:
             raise BridgeError("OPA_UNDEFINED")
         return answer
+
+    def budget_query(self, rule: str, doc: dict[str, Any]) -> Any:
+        """The result of a rule under data.opafence.budget (e.g. "spend/decision") for `doc`;
+        raises BridgeError on any failure, including an undefined result."""
+        if not self._ready.is_set():
+            detail = "OPA is restarting" if self.local is not None else "OPA is not started"
+            raise BridgeError("OPA_UNAVAILABLE", detail)
+        path = BUDGET_PREFIX + quote(rule, safe="/") + "?strict-builtin-errors=true"
+        answer = self._client().request_json("POST", path, {"input": doc})
+        if not isinstance(answer, dict):
+            raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
+        if "result" not in answer:
+            raise BridgeError("OPA_UNDEFINED", f"data.opafence.budget.{rule.replace('/', '.')}")
+        return answer["result"]
 
     def decide(self, doc: dict[str, Any]) -> Decision:
         """allow / ask / block for one decision input. Never raises: failures are blocks."""

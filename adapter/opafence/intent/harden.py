@@ -1,0 +1,557 @@
+"""Hardening: the deterministic checks every draft grant must pass, whoever wrote the draft.
+
+A grant survives only if:
+- its class and capability are in the contract's vocabulary (docs/contract.md) and the class
+  can be granted by words at all (never READ, which needs no grant, or SELF_MODIFICATION);
+- its evidence is a verbatim quote of the cleaned instruction, overlapping a clause that is a
+  request (not a question, conditional, hypothetical or negation) and holding an affirmative
+  verb of *that* capability's own list: a request to send does not authorize a CRM update;
+- every recipient is the object of a send verb in that clause (not a sender, not excluded,
+  not a bare name, not an address seen only in quoted material);
+- every domain, path, command and package is a whole token (or literal) of the instruction;
+  paths are made canonical and `/`, `~`, home directories, top-level directories and
+  wildcards are refused as path bounds;
+- the targets its capability needs are there (a send needs a recipient, a delete a path, ...).
+Targets that fail are stripped one by one; a grant left without the targets it needs is
+dropped. Every strip and drop is recorded with its reason. Prohibitions, read-only and bounds
+are applied afterwards over the whole task (`apply_narrowing`), so they beat every grant,
+earlier messages' grants included."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from opafence.host import Host
+from opafence.intent import lexicon as lx
+from opafence.intent import rules
+from opafence.intent import text as tx
+from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
+from opafence.intent.paths import canonical, refused
+from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
+
+_TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9-]*)__(\*|[a-z0-9][a-z0-9_-]*)$")
+_NEEDS: dict[str, tuple[str, str]] = {
+    # capability -> (target list it needs, why)
+    "send": ("recipients", "a send needs a literal recipient the owner asked to send to"),
+    "delete": ("paths", "a delete needs a literal path (or names emails, events, records: no files)"),
+    "chmod": ("paths", "a permission change needs a literal path"),
+    "run_command": ("commands", "running a command needs the literal command"),
+}
+_TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools")
+# Capabilities whose verbs are generic ("run", "make", "save"): the quote must also name the
+# thing (the tests, the linter, a branch, memory) unless the verb alone says it ("test", "chmod").
+_REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "run_tests": (frozenset({"test"}), lx.TEST_WORDS),
+    "run_build": (frozenset({"build", "compile", "rebuild"}), lx.BUILD_WORDS),
+    "run_lint": (frozenset({"lint", "typecheck", "type-check"}), lx.LINT_WORDS),
+    "run_format": (frozenset({"format", "reformat", "prettify", "autoformat"}), lx.FORMAT_WORDS),
+    "chmod": (lx.PERMISSION_VERBS, frozenset({"executable", "permissions", "permission", "mode"})),
+    "commit": (
+        lx.COMMIT_VERBS | {"branch", "checkout", "switch", "merge", "stage"},
+        frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
+    ),
+    "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
+}
+_NEVER_GRANTED = {
+    "READ": "reads need no grant",
+    "SELF_MODIFICATION": "changing opafence or Hermes itself is never granted by words",
+}
+
+
+@dataclass
+class Hardened:
+    grants: list[DraftGrant] = field(default_factory=list)  # targets canonical, evidence checked
+    prohibitions: list[DraftProhibition] = field(default_factory=list)
+    bounds: DraftBounds = field(default_factory=DraftBounds)  # canonical
+    read_only: bool = False
+    read_only_evidence: str = ""
+    confirm: dict[str, str] = field(default_factory=dict)
+    dropped: list[DroppedGrant] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.replace("\u2019", "'").replace("\u2018", "'").split()).lower()
+
+
+class _Instruction:
+    """The cleaned instruction, indexed for the token checks."""
+
+    def __init__(self, analysis: rules.Analysis, host: Host) -> None:
+        self.analysis = analysis
+        self.text = analysis.text
+        self.norm = _norm(analysis.text)
+        self.cores = {t.core for t in analysis.tokens}
+        self.domains = set()
+        for t in analysis.tokens:
+            if tx.is_url(t.core):
+                self.domains.add(tx.url_host(t.core))
+            elif tx.is_domain(t.core):
+                self.domains.add(t.core.lower().rstrip("."))
+        self.recipients = {t.core.lower() for t in analysis.tokens if tx.is_recipient(t.core)}
+        self.host = host
+        self._path_tokens: dict[str, str] | None = None
+
+    @property
+    def path_tokens(self) -> dict[str, str]:
+        """Canonical path -> token, for every token that could name a path (computed on first use)."""
+        if self._path_tokens is None:
+            self._path_tokens = {}
+            for t in self.analysis.tokens:
+                if tx.is_path_like(t.core) or re.match(r"^[\w.-]+/?$", t.core):
+                    c = canonical(t.core, self.host)
+                    if c:
+                        self._path_tokens.setdefault(c, t.core)
+        return self._path_tokens
+
+    def span(self, evidence: str) -> tuple[int, int] | None:
+        """Where the evidence sits in the instruction (whitespace- and case-insensitive)."""
+        ev = _norm(evidence).strip(" .,;:!?")
+        if not ev:
+            return None
+        pattern = r"\s+".join(re.escape(w) for w in ev.split())
+        m = re.search(pattern, self.text.replace("\u2019", "'").replace("\u2018", "'"), re.IGNORECASE)
+        return (m.start(), m.end()) if m else None
+
+
+class _Tokens:
+    """The tokens of the request clauses a grant quotes: its targets must be among them."""
+
+    def __init__(self, tokens: list[tx.Token]) -> None:
+        self.tokens = tokens
+        self.cores = {t.core.rstrip("/") for t in tokens}
+        self.lower_words = {t.core.lower() for t in tokens} | {
+            w.lower() for t in tokens if t.literal for w in t.core.split()
+        }
+        self.domains = {tx.url_host(t.core) for t in tokens if tx.is_url(t.core)} | {
+            t.core.lower().rstrip(".") for t in tokens if tx.is_domain(t.core)
+        }
+        self.command_text = " " + " ".join(" ".join(t.core.split()) for t in tokens) + " "
+
+    def path_tokens(self, host: Host) -> set[str]:
+        out = set()
+        for t in self.tokens:
+            if tx.is_path_like(t.core) or re.match(r"^[\w.-]+/?$", t.core):
+                c = canonical(t.core, host)
+                if c:
+                    out.add(c)
+        return out
+
+
+def _affirmative_clauses(
+    ins: _Instruction, span: tuple[int, int], verbs: frozenset[str]
+) -> list[rules._Clause]:
+    """Request clauses overlapping the span, each with the index of a verb of `verbs` in the span."""
+    a, b = span
+    out: list[rules._Clause] = []
+    for clause, (mode, i) in zip(ins.analysis.clauses, ins.analysis.modes, strict=True):
+        if mode != "request" or clause.end <= a or clause.start >= b:
+            continue
+        toks = clause.tokens
+        for k in range(i, len(toks)):
+            t = toks[k]
+            if t.start < a or t.end > b:
+                continue
+            lem = tx.verb_at(toks, k)
+            if not lem or (lem not in verbs and t.norm not in verbs):
+                continue
+            if any(tx.is_negation(toks[j].norm) for j in range(max(i, k - 4), k)):
+                continue
+            if k > 0 and toks[k - 1].norm == "to" and k - 2 >= 0 and toks[k - 2].norm == "how":
+                continue
+            out.append(rules._Clause(clause, k, lem))
+    return out
+
+
+def _drop(h: Hardened, g: DraftGrant, reason: str, message: int, part: str = "grant") -> None:
+    h.dropped.append(DroppedGrant(grant=g.summary(), reason=reason, message=message, part=part))
+    h.notes.append(
+        Note(
+            g.evidence,
+            "dropped" if part == "grant" else "stripped",
+            f"{g.class_}/{g.capability}{'' if part == 'grant' else ' ' + part}: {reason}",
+        )
+    )
+
+
+def _check_targets(
+    g: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, host: Host, h: Hardened, message: int
+) -> DraftGrant:
+    out = g.model_copy(deep=True)
+    local = _Tokens([t for c in clauses for t in c.clause.tokens])
+    # recipients: the object of a send verb in the quoted clause
+    allowed: set[str] = set()
+    if g.class_ == "COMMUNICATION":
+        for c in clauses:
+            allowed |= {r.lower() for r in rules._recipients(c)}
+    keep: list[str] = []
+    for r in g.recipients:
+        low = r.strip().lower()
+        if low in allowed and low not in keep:
+            keep.append(low)
+        elif low not in ins.recipients:
+            _drop(h, g, "the address is not in the owner's own words", message, f"recipient {r}")
+        else:
+            _drop(
+                h, g, "not the object of a send request in the quoted instruction", message, f"recipient {r}"
+            )
+    out.recipients = keep
+
+    keep = []
+    for d in g.domains:
+        low = d.strip().lower().rstrip(".")
+        if "*" in low or "." not in low:
+            _drop(h, g, "a domain bound must be a literal host name", message, f"domain {d}")
+        elif low not in local.domains:
+            _drop(h, g, "not a whole token of the quoted request", message, f"domain {d}")
+        elif low not in keep:
+            keep.append(low)
+    out.domains = keep
+
+    keep = []
+    for p in g.paths:
+        cpath = canonical(p, host)
+        if cpath is None:
+            _drop(h, g, "the path has no single meaning", message, f"path {p}")
+            continue
+        why = refused(p, cpath, host)
+        if why:
+            _drop(h, g, why, message, f"path {p}")
+        elif p.strip().rstrip("/") not in local.cores and cpath not in local.path_tokens(host):
+            _drop(h, g, "not a whole token of the quoted request", message, f"path {p}")
+        elif cpath not in keep:
+            keep.append(cpath)
+    out.paths = keep
+
+    keep = []
+    for cmd in g.commands:
+        norm = " ".join(cmd.split())
+        if not norm or f" {norm} " not in local.command_text:
+            _drop(h, g, "not a literal command in the owner's instruction", message, f"command {cmd}")
+        elif norm not in keep:
+            keep.append(norm)
+    out.commands = keep
+
+    keep = []
+    for pkg in g.packages:
+        if pkg.strip().lower() not in local.lower_words:
+            _drop(h, g, "not a whole token of the quoted request", message, f"package {pkg}")
+        elif pkg.strip() not in keep:
+            keep.append(pkg.strip())
+    out.packages = keep
+
+    evidence_words = {t.norm for c in clauses for t in c.clause.tokens}
+    keep = []
+    for tool in g.tools:
+        m = _TOOL_GLOB.match(tool.strip().lower())
+        if not m or m.group(1) not in evidence_words:
+            _drop(
+                h,
+                g,
+                "a tool bound must be mcp__<service>__* for a service the owner named",
+                message,
+                f"tool {tool}",
+            )
+        elif tool.strip().lower() not in keep:
+            keep.append(tool.strip().lower())
+    out.tools = keep
+    return out
+
+
+def harden_grant(
+    g: DraftGrant, ins: _Instruction, host: Host, h: Hardened, message: int
+) -> DraftGrant | None:
+    """The grant with its targets checked and canonical, or None (the drop is recorded in h)."""
+    cls, cap = g.class_.upper(), g.capability.lower()
+    g = g.model_copy(update={"class_": cls, "capability": cap})
+    if cls in _NEVER_GRANTED:
+        _drop(h, g, _NEVER_GRANTED[cls], message)
+        return None
+    if cls not in lx.CAPABILITIES:
+        _drop(h, g, f"unknown risk class {g.class_!r}", message)
+        return None
+    if cap not in lx.CAPABILITIES[cls]:
+        _drop(
+            h,
+            g,
+            f"capability {g.capability!r} is not one of {sorted(lx.CAPABILITIES[cls])} for {cls}",
+            message,
+        )
+        return None
+    span = ins.span(g.evidence)
+    if span is None:
+        _drop(h, g, "the evidence is not a verbatim quote of the owner's instruction", message)
+        return None
+    clauses = _affirmative_clauses(ins, span, lx.CAPABILITY_VERBS[(cls, cap)])
+    if not clauses:
+        _drop(
+            h,
+            g,
+            f"the quote does not ask for {cls}/{cap}: no affirmative request with a verb for it",
+            message,
+        )
+        return None
+    if cap == "pay" and all(c.lemma == "send" for c in clauses):
+        span_text = ins.text[span[0] : span[1]]
+        if not rules._MONEY.search(span_text):
+            _drop(h, g, "'send' is a payment only when the quote names an amount of money", message)
+            return None
+    required = _REQUIRED.get(cap)
+    if required is not None:
+        verbs, words = required
+        span_words = {t.norm for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]}
+        if not any(c.lemma in verbs for c in clauses) and not span_words & words:
+            _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
+            return None
+    out = _check_targets(g, clauses, ins, host, h, message)
+    if cls != "LOCAL_WRITE":
+        out.workspace = False
+    elif cap == "commit":
+        out.workspace = True
+    for attr in _TARGETS:
+        # Named targets that all failed never widen into "no bound" (or into the workspace).
+        if getattr(g, attr) and not getattr(out, attr):
+            _drop(h, out, f"none of its {attr} passed the checks", message)
+            return None
+    need = _NEEDS.get(cap)
+    # A delete of no file in particular (emails, events, records) is what Rego's pathless grant
+    # covers; it needs the quote to name such things.
+    pathless_delete = cap == "delete" and bool(
+        {t.norm for c in clauses for t in c.clause.tokens[c.i :]} & lx.PATHLESS_OBJECTS
+    )
+    if need and not getattr(out, need[0]) and not pathless_delete:
+        _drop(h, out, need[1], message)
+        return None
+    if cap == "publish" and not (out.domains or out.tools):
+        _drop(h, out, "an external write needs a domain or a named service to bound it", message)
+        return None
+    if cap == "edit" and not (out.paths or out.workspace):
+        _drop(h, out, "an edit needs the workspace or literal paths", message)
+        return None
+    # The evidence kept is the quote as it stands in the instruction, verbatim.
+    out.evidence = ins.text[span[0] : span[1]].strip() or clauses[0].clause.text
+    return out
+
+
+def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProhibition]:
+    """An LLM's prohibitions only narrow; keep the well-formed ones that quote the message."""
+    out: list[DraftProhibition] = []
+    whole_norm = _norm(whole)
+    for p in draft.prohibitions:
+        classes = [c.upper() for c in p.classes if c.upper() in lx.CLASSES - {"READ"} or c == "*"]
+        if p.egress:
+            classes = sorted(set(classes) | set(lx.EGRESS_CLASSES))
+        if not classes or not p.evidence or _norm(p.evidence) not in whole_norm:
+            h.notes.append(
+                Note(p.evidence, "ignored", "a prohibition in the draft that does not quote the message")
+            )
+            continue
+        kws = sorted({k.strip().lower() for k in p.keywords if 0 < len(k.strip()) <= 64})
+        out.append(
+            DraftProhibition(
+                classes=classes, egress=p.egress, keywords=kws, evidence=p.evidence, temporary=p.temporary
+            )
+        )
+    return out
+
+
+def _check_bounds(bounds: DraftBounds, ins: _Instruction, host: Host, h: Hardened) -> DraftBounds:
+    out = DraftBounds()
+    for d in bounds.domains:
+        low = d.strip().lower().rstrip(".")
+        if low in ins.domains and "*" not in low and low not in out.domains:
+            out.domains.append(low)
+        else:
+            h.notes.append(Note(d, "stripped", "domain bound: not a whole token of the instruction"))
+    for r in bounds.recipients:
+        low = r.strip().lower()
+        if low in ins.recipients and low not in out.recipients:
+            out.recipients.append(low)
+        else:
+            h.notes.append(Note(r, "stripped", "recipient bound: not in the owner's own words"))
+    for p in bounds.paths:
+        c = canonical(p, host)
+        why = refused(p, c, host) if c else "the path has no single meaning"
+        if (
+            c
+            and not why
+            and (p.strip().rstrip("/") in {x.rstrip("/") for x in ins.cores} or c in ins.path_tokens)
+        ):
+            if c not in out.paths:
+                out.paths.append(c)
+        else:
+            h.notes.append(
+                Note(p, "stripped", f"path bound: {why or 'not a whole token of the instruction'}")
+            )
+    return out
+
+
+def harden(
+    draft: Draft,
+    analysis: rules.Analysis,
+    whole: str,
+    reading: Reading,
+    host: Host,
+    message: int,
+) -> Hardened:
+    """Check a draft (from rules or an LLM) against the owner's instruction. Never raises."""
+    h = Hardened(
+        read_only=reading.read_only or draft.read_only,
+        read_only_evidence=reading.read_only_evidence,
+        confirm=dict(reading.confirm),
+    )
+    ins = _Instruction(analysis, host)
+    h.prohibitions = list(reading.prohibitions)
+    for p in _check_prohibitions(draft, whole, h):
+        if not any(_same_prohibition(p, q) for q in h.prohibitions):
+            h.prohibitions.append(p)
+    if draft.read_only and not reading.read_only:
+        h.read_only_evidence = "read-only (from the draft)"
+    for g in draft.grants:
+        try:
+            out = harden_grant(g, ins, host, h, message)
+        except Exception as e:  # a bug here must drop the grant, never keep it
+            _drop(h, g, f"hardening error: {type(e).__name__}", message)
+            continue
+        if out is not None and not any(_same_grant(out, x) for x in h.grants):
+            h.grants.append(out)
+    h.bounds = _check_bounds(draft.bounds, ins, host, h)
+    return h
+
+
+def _same_grant(a: DraftGrant, b: DraftGrant) -> bool:
+    return a.model_dump(exclude={"evidence"}) == b.model_dump(exclude={"evidence"})
+
+
+def _same_prohibition(a: DraftProhibition, b: DraftProhibition) -> bool:
+    return (sorted(a.classes), a.egress, sorted(a.keywords)) == (
+        sorted(b.classes),
+        b.egress,
+        sorted(b.keywords),
+    )
+
+
+# --- narrowing over the whole task --------------------------------------------------------
+
+
+def _covers(p: Prohibition, cls: str) -> bool:
+    classes = set(p.classes) | (set(lx.EGRESS_CLASSES) if p.egress else set())
+    return "*" in classes or cls in classes
+
+
+def _matches_keyword(value: str, keywords: Iterable[str]) -> bool:
+    """Rego's rule for a grant target: every word of a keyword is a word, segment or label of it."""
+    low = value.lower()
+    parts = {p for p in re.split(r"[/\s]+", low) if p} | {low}
+    parts |= {w for w in re.split(r"[^0-9a-z]+", low) if len(w) >= 2}
+    return any(all(w in parts for w in k.split()) for k in keywords if k.split())
+
+
+def apply_narrowing(
+    grants: list[Grant],
+    prohibitions: list[Prohibition],
+    read_only: bool,
+    read_only_evidence: str,
+    confirm: dict[str, str],
+    bounds: Bounds,
+    message: int,
+) -> tuple[list[Grant], list[DroppedGrant], list[Note]]:
+    """Prohibitions, read-only, "ask me first" and bounds beat every grant: drop or strip it."""
+    kept: list[Grant] = []
+    dropped: list[DroppedGrant] = []
+    notes: list[Note] = []
+
+    def drop(g: Grant, reason: str, part: str = "grant") -> None:
+        dropped.append(DroppedGrant(grant=_grant_summary(g), reason=reason, message=message, part=part))
+        notes.append(
+            Note(
+                g.evidence,
+                "dropped" if part == "grant" else "stripped",
+                f"{g.class_}/{g.capability}{'' if part == 'grant' else ' ' + part}: {reason}",
+            )
+        )
+
+    for g in grants:
+        if read_only:
+            drop(g, f"the task is read-only ({read_only_evidence!r})")
+            continue
+        if g.class_ in confirm:
+            drop(g, f"the owner asked to be asked first ({confirm[g.class_]!r})")
+            continue
+        g = g.model_copy(deep=True)  # noqa: PLW2901 - stripped targets must not touch the caller's grant
+        blocked = False
+        for p in prohibitions:
+            if not _covers(p, g.class_):
+                continue
+            if not p.keywords:
+                drop(g, f"overridden by prohibition {p.id} ({p.evidence!r})")
+                blocked = True
+                break
+            for attr in ("recipients", "paths", "domains", "packages", "commands"):
+                values: list[str] = getattr(g, attr)
+                hit = [v for v in values if _matches_keyword(v, p.keywords)]
+                if hit:
+                    for v in hit:
+                        drop(g, f"forbidden by prohibition {p.id} ({p.evidence!r})", f"{attr[:-1]} {v}")
+                    setattr(g, attr, [v for v in values if v not in hit])
+                    if not getattr(g, attr):
+                        drop(g, f"nothing left after prohibition {p.id} ({p.evidence!r})")
+                        blocked = True
+                        break
+            if blocked:
+                break
+        if blocked:
+            continue
+        if not _within_bounds(g, bounds, drop):
+            continue
+        if any(_same_targets(g, k) for k in kept):
+            continue  # the same authority twice (a repeated request, or one narrowed onto another)
+        kept.append(g)
+    return kept, dropped, notes
+
+
+def _same_targets(a: Grant, b: Grant) -> bool:
+    skip = {"id", "evidence", "message"}
+    return a.model_dump(exclude=skip) == b.model_dump(exclude=skip)
+
+
+def _inside_recipient(v: str, b: str) -> bool:
+    return v.lower() == b.lower()
+
+
+def _inside_domain(v: str, b: str) -> bool:
+    return v == b or v.endswith("." + b)
+
+
+def _inside_path(v: str, b: str) -> bool:
+    return v == b or v.startswith(b.rstrip("/") + "/")
+
+
+def _within_bounds(g: Grant, bounds: Bounds, drop: Callable[..., None]) -> bool:
+    checks: tuple[tuple[str, list[str], Callable[[str, str], bool]], ...] = (
+        ("recipients", bounds.recipients, _inside_recipient),
+        ("domains", bounds.domains, _inside_domain),
+        ("paths", bounds.paths, _inside_path),
+    )
+    for attr, allowed, inside in checks:
+        if not allowed:
+            continue
+        values: list[str] = getattr(g, attr)
+        outside = [v for v in values if not any(inside(v, b) for b in allowed)]
+        if not outside:
+            continue
+        for v in outside:
+            drop(g, f"outside the task's bounds ({', '.join(allowed)})", f"{attr[:-1]} {v}")
+        setattr(g, attr, [v for v in values if v not in outside])
+        if not getattr(g, attr):
+            drop(g, "nothing left inside the task's bounds")
+            return False
+    return True
+
+
+def _grant_summary(g: Grant) -> dict[str, Any]:
+    data = g.model_dump(by_alias=True)
+    return {k: v for k, v in data.items() if v not in ([], None, False) or k in ("class", "capability")}

@@ -1,0 +1,515 @@
+"""Word lists the intent compiler and hardening share: verbs per capability, cue words.
+
+Everything is lower-case. Verbs are stored as lemmas; `lemma()` maps inflected forms
+("sending", "deleted", "emails") back to them. A few imperative forms of German, French,
+Spanish and Italian are included for mixed-language messages: they map to the same lemmas'
+capabilities. The tables are data: adding a phrasing is one line."""
+
+from __future__ import annotations
+
+from functools import cache
+
+
+def words(s: str) -> list[str]:
+    """A word list written as one string: keeps the tables short and easy to extend."""
+    return s.split()
+
+
+def phrases(s: str) -> list[str]:
+    """A phrase list written as one string, separated by |."""
+    return s.split("|")
+
+
+# (class, capability) -> verbs that ask for that kind of action. Hardening checks a grant's
+# evidence against exactly its own row: a request to send does not authorize a CRM update.
+CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
+    ("COMMUNICATION", "send"): frozenset(
+        words(
+            "send email e-mail mail message reply respond forward fwd share notify text sms dm ping "
+            "tell contact cc bcc write post invite answer resend senden sende schick schicke schicken "
+            "verschicke mailen maile antworte envoyer envoie envoyez envoies réponds répondre transfère "
+            "enviar envía envia envíes envies envíe manda mandar mandes responde reenvía inviare invia "
+            "manda rispondi inoltra"
+        )
+    ),
+    ("LOCAL_WRITE", "edit"): frozenset(
+        words(
+            "fix implement refactor edit update modify change create add rename move rewrite patch "
+            "append save write draft compose generate export make clean improve convert replace insert "
+            "remove delete format download document restructure reorganize reorganise optimize optimise "
+            "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
+            "ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
+            "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
+            "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
+        )
+    ),
+    ("LOCAL_WRITE", "commit"): frozenset(
+        words(
+            "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
+            "cherry-pick"
+        )
+    ),
+    ("DELETE", "delete"): frozenset(
+        words(
+            "delete remove rm erase wipe purge trash unlink clear clean drop discard destroy eliminate "
+            "rid löschen lösche lösch entfernen entferne supprimer supprime supprimez effacer efface "
+            "borrar borra borre eliminar elimina cancellare cancella"
+        )
+    ),
+    ("EXECUTION", "run_tests"): frozenset(words("run execute test rerun re-run launch invoke start trigger")),
+    ("EXECUTION", "run_build"): frozenset(words("run execute build compile rebuild make")),
+    ("EXECUTION", "run_lint"): frozenset(words("run execute lint typecheck type-check check")),
+    ("EXECUTION", "run_format"): frozenset(words("run execute format reformat prettify autoformat")),
+    ("EXECUTION", "run_command"): frozenset(
+        words("run execute launch start invoke call trigger ausführen führe exécute ejecuta esegui")
+    ),
+    ("EXECUTION", "install"): frozenset(words("install add reinstall upgrade installiere installe instala")),
+    ("EXTERNAL_WRITE", "push"): frozenset(["push"]),
+    ("EXTERNAL_WRITE", "publish"): frozenset(
+        words(
+            "publish post upload tweet deploy submit open create file comment update merge close "
+            "release book schedule edit add"
+        )
+    ),
+    ("FINANCIAL", "pay"): frozenset(
+        words(
+            "send pay buy purchase order subscribe donate tip transfer wire book checkout renew rent spend "
+            "bezahle bezahlen kaufe kaufen paye payer achète acheter paga pagar compra comprar pagare "
+            "compra"
+        )
+    ),
+    ("PERMISSION_CHANGE", "chmod"): frozenset(
+        words("chmod chown chgrp make set change grant revoke restrict")
+    ),
+    ("MEMORY_WRITE", "remember"): frozenset(
+        words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
+    ),
+}
+
+CAPABILITIES: dict[str, frozenset[str]] = {}
+for _cls, _cap in CAPABILITY_VERBS:
+    CAPABILITIES[_cls] = CAPABILITIES.get(_cls, frozenset()) | {_cap}
+
+CLASSES = frozenset(
+    words(
+        "READ LOCAL_WRITE DELETE EXECUTION COMMUNICATION EXTERNAL_WRITE FINANCIAL PERMISSION_CHANGE "
+        "MEMORY_WRITE SELF_MODIFICATION"
+    )
+)
+EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
+
+# Verbs that make a clause an instruction to act (the rules compiler's entry points).
+SEND_VERBS = CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "tell"} | {"tell"}
+DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
+# "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
+PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {"order", "book", "checkout", "rent", "spend", "send"}
+EDIT_VERBS = frozenset(
+    words(
+        "fix implement refactor edit update modify change create add rename move rewrite patch append "
+        "save generate clean improve convert replace insert restructure reorganize reorganise optimize "
+        "optimise tweak adjust correct extend port migrate bump rework tidy simplify copy duplicate "
+        "ändere ändern speichere speichern korrigiere repariere erstelle corrige corriger modifie "
+        "modifier enregistre sauvegarde crée arregla arreglar modifica modificar guarda guardar crea "
+        "correggi salva"
+    )
+)
+# Edit verbs that only write a file when they name one ("write a poem" writes nothing).
+WRITE_VERBS = frozenset(words("write draft compose schreibe écris escribe scrivi"))
+COMMIT_VERBS = frozenset(words("commit stash tag rebase stage squash amend cherry-pick"))
+RUN_VERBS = frozenset(
+    words("run execute launch invoke rerun re-run trigger ausführen führe exécute ejecuta esegui")
+)
+PUBLISH_VERBS = frozenset(words("publish post upload tweet submit release"))
+MEMORY_VERBS = frozenset(words("remember memorize memorise merke retiens recuerda ricorda"))
+PERMISSION_VERBS = frozenset(["chmod", "chown", "chgrp"])
+
+# Verbs that read, look or talk back: an instruction, but one that needs no grant.
+READ_VERBS = frozenset(
+    words(
+        "read summarize summarise check look find search list show explain describe review analyze "
+        "analyse compare count inspect open view fetch get browse visit research grep diff debug "
+        "investigate figure understand translate plan propose suggest outline recommend answer help "
+        "think tell give see scan watch monitor study examine evaluate assess audit verify confirm "
+        "identify locate extract collect gather estimate calculate compute go tl;dr skim print display "
+        "report clarify lookup query ask wait consider brainstorm design sketch find"
+    )
+)
+
+# Words that start a subordinate or non-imperative clause: what follows them is not a request.
+QUESTION_STARTS = frozenset(
+    words(
+        "what how why when where who which whose whom is are was were does did should shall what's "
+        "how's where's who's why's isn't aren't wasn't doesn't didn't"
+    )
+)
+CONDITIONAL_CUES = frozenset(words("if unless whether suppose supposing assuming provided providing"))
+CONDITIONAL_PHRASES = ("in case", "as long as", "only if", "even if", "what if", "let's say", "say that")
+HYPOTHETICAL_CUES = frozenset(
+    words("hypothetically imagine pretend theoretically hypothetical suppose supposing würde würdest")
+)
+# Verbs after which "if" introduces an embedded question, not a condition ("check if it builds").
+EMBEDDED_IF_VERBS = frozenset(
+    words(
+        "check see verify ask know tell determine find test confirm wonder figure look decide show "
+        "investigate"
+    )
+)
+
+# Negation cues (after contractions are split: "don't" -> "do not").
+NEGATIONS = frozenset(
+    words(
+        "not never no avoid refrain stop quit cease without nobody nothing none neither nor nicht "
+        "nichts kein keine keinen keiner nie niemals ne pas jamais rien aucun aucune nunca nada ningún "
+        "ninguno ninguna jamás non mai niente nessuno"
+    )
+)
+# Negation cues of other languages may follow the verb ("schick das nicht").
+FOREIGN_NEGATIONS = frozenset(
+    words(
+        "nicht nichts kein keine keinen keiner nie niemals ne pas jamais rien aucun aucune nunca nada "
+        "ningún ninguno ninguna jamás non mai niente nessuno"
+    )
+)
+# "no" is Spanish for "not" when a verb follows it, English for "none" before a noun.
+TEMPORARY_CUES = (
+    "yet",
+    "for now",
+    "until",
+    "till",
+    "right now",
+    "for the moment",
+    "at this point",
+    "before i",
+)
+FOREIGN_TEMPORARY = ("noch nicht", "pas encore", "todavía no", "aún no", "ancora")
+
+# Politeness and sequencing words skipped before the main verb, longest first.
+FILLERS: tuple[tuple[str, ...], ...] = tuple(
+    sorted(
+        (
+            tuple(p.split())
+            for p in phrases(
+                "please|pls|plz|kindly|and|then|also|now|just|first|firstly|second|secondly|third|"
+                "next|finally|lastly|afterwards|after that|after|ok|okay|so|go ahead and|go ahead|"
+                "can you|could you|would you|will you|can u|could u|would you mind|"
+                "would you be able to|would you please|could you please|can you please|"
+                "will you please|can we|could we|i want you to|i need you to|i'd like you to|"
+                "i would like you to|i want to|i'd like to|i would like to|i need to|we need to|"
+                "we should|you should|you need to|you must|you have to|you'll need to|you can|"
+                "you may|feel free to|make sure to|make sure you|be sure to|don't forget to|"
+                "do not forget to|dont forget to|never forget to|remember to|try to|help me|quickly|"
+                "actually|oh|hey|hi|hello|hermes|bitte|por favor|s'il te plaît|s'il vous plaît|stp|"
+                "svp|per favore|yes|yeah|yep|sure|great|thanks|thank you|cool|perfect|good|alright|"
+                "right|only|and then|but|let's|lets|let us|also please|and please|then please|again|"
+                "instead|as well|too|don't hesitate to|do not hesitate to|"
+                "it would be great if you could|it would be nice if you could|"
+                "i'd appreciate it if you could|i'd appreciate if you could|und|dann|et|puis|y|luego|"
+                "e|poi|aber|mais|pero|ma|danach|ensuite|después|you are allowed to|you're allowed to|"
+                "you are free to|it's ok to|it is ok to|it's okay to|it is okay to|"
+                "you have permission to|am ende|zum schluss|force|sudo"
+            )
+        ),
+        key=len,
+        reverse=True,
+    )
+)
+
+# Words that do not make a prohibition more specific ("don't delete anything" is all of DELETE).
+GENERIC_OBJECTS = frozenset(
+    words(
+        "a an the this that these those it its them they anything everything something nothing any all "
+        "every some stuff thing things data file files folder folders directory directories dir dirs "
+        "database db table tables server servers repo repository branch environment env cluster machine "
+        "system systems one ones of in on at to from with for my your our their his her yet now please "
+        "ever at all either out anymore again without permission first before asking me us you anyone "
+        "anybody someone somebody everyone everybody else other others people person message messages "
+        "email emails mail mails it's content contents output results result copy version changes "
+        "change code project work under inside within below into onto"
+    )
+)
+
+NOUN_CLASSES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # nominal or gerund of an action -> (classes, keywords) forbidden by "no <noun>"
+    "deletion": (("DELETE",), ()),
+    "deleting": (("DELETE",), ()),
+    "removal": (("DELETE",), ()),
+    "email": (("COMMUNICATION",), ()),
+    "e-mail": (("COMMUNICATION",), ()),
+    "mail": (("COMMUNICATION",), ()),
+    "message": (("COMMUNICATION",), ()),
+    "messaging": (("COMMUNICATION",), ()),
+    "sending": (("COMMUNICATION",), ()),
+    "outgoing": (("COMMUNICATION",), ()),
+    "communication": (("COMMUNICATION",), ()),
+    "reply": (("COMMUNICATION",), ()),
+    "purchase": (("FINANCIAL",), ()),
+    "payment": (("FINANCIAL",), ()),
+    "buying": (("FINANCIAL",), ()),
+    "spending": (("FINANCIAL",), ()),
+    "paying": (("FINANCIAL",), ()),
+    "money": (("FINANCIAL",), ()),
+    "transaction": (("FINANCIAL",), ()),
+    "push": (("EXTERNAL_WRITE",), ()),
+    "pushing": (("EXTERNAL_WRITE",), ()),
+    "post": (("EXTERNAL_WRITE",), ()),
+    "posting": (("EXTERNAL_WRITE",), ()),
+    "upload": (("EXTERNAL_WRITE",), ()),
+    "uploading": (("EXTERNAL_WRITE",), ()),
+    "publishing": (("EXTERNAL_WRITE",), ()),
+    "deploy": (("EXTERNAL_WRITE",), ()),
+    "deployment": (("EXTERNAL_WRITE",), ()),
+    "commit": (("LOCAL_WRITE",), ("commit",)),
+    "committing": (("LOCAL_WRITE",), ("commit",)),
+    "install": (("EXECUTION",), ("install",)),
+    "installing": (("EXECUTION",), ("install",)),
+    "installation": (("EXECUTION",), ("install",)),
+    "execution": (("EXECUTION",), ()),
+    "command": (("EXECUTION",), ()),
+    "shell": (("EXECUTION",), ()),
+    "script": (("EXECUTION",), ()),
+    "permission": (("PERMISSION_CHANGE",), ()),
+    "chmod": (("PERMISSION_CHANGE",), ()),
+    "memory": (("MEMORY_WRITE",), ()),
+}
+EDIT_NOUNS = frozenset(words("change edit modification write writing editing changing modifying"))
+
+# Runner words: what "run the tests / the build / the linter" means (Rego owns the runner table).
+TEST_WORDS = frozenset(
+    words(
+        "test tests testsuite test-suite suite specs spec pytest tox nox unittest unittests jest vitest "
+        "mocha rspec"
+    )
+)
+BUILD_WORDS = frozenset(["build", "builds", "compile", "compilation", "compiler"])
+LINT_WORDS = frozenset(
+    words(
+        "lint linter linters linting ruff eslint flake8 mypy pylint typecheck type-check typechecker "
+        "checker shellcheck clippy golangci-lint rubocop"
+    )
+)
+FORMAT_WORDS = frozenset(words("formatter formatters formatting black prettier gofmt rustfmt isort autopep8"))
+# Programs whose name starts a literal command the user typed without backticks.
+COMMAND_STARTS = frozenset(
+    words(
+        "make npm npx yarn pnpm python python3 node bash sh zsh docker docker-compose kubectl git cargo "
+        "go terraform ansible ansible-playbook pip pip3 uv poetry pytest tox ruff mypy black gradle mvn "
+        "bundle rake rails dotnet deno bun helm just task ./gradlew"
+    )
+)
+INSTALL_TOOLS = {
+    ("pip", "install"),
+    ("pip3", "install"),
+    ("npm", "install"),
+    ("npm", "i"),
+    ("yarn", "add"),
+    ("pnpm", "add"),
+    ("cargo", "add"),
+    ("poetry", "add"),
+    ("uv", "add"),
+    ("uv", "pip"),
+    ("gem", "install"),
+    ("go", "get"),
+    ("apt", "install"),
+    ("apt-get", "install"),
+    ("brew", "install"),
+}
+# Object nouns that make "update"/"create"/"open" an external write.
+SERVICES = frozenset(
+    words(
+        "github gitlab bitbucket gmail outlook jira confluence notion linear slack discord teams trello "
+        "asana salesforce hubspot crm zendesk calendar gcal drive dropbox twitter linkedin mastodon reddit "
+        "wordpress medium airtable sheets figma shopify sentry pagerduty datadog intercom freshdesk "
+        "monday clickup basecamp webflow ghost substack youtube instagram facebook bluesky"
+    )
+)
+EXTERNAL_OBJECTS = frozenset(
+    words(
+        "issue issues pr prs pull mr ticket tickets record records event events meeting invite comment "
+        "comments page pages post posts tweet tweets release releases deal deals lead leads contact "
+        "contacts card cards task tasks wiki website site blog gist"
+    )
+)
+CODE_OBJECTS = frozenset(
+    words(
+        "function functions method methods class classes test tests module modules script scripts code "
+        "file files component components endpoint endpoints handler handlers helper helpers function's "
+        "implementation parser config configuration readme docstring docstrings docs documentation "
+        "migration migrations schema fixture fixtures type types interface unit patch program cli api "
+        "changelog makefile dockerfile query queries import imports print prints statement statements "
+        "line lines variable variables field fields parameter parameters argument arguments usage "
+        "usages call calls log logging debug todo todos comment comments typo typos bug bugs"
+    )
+)
+# Things deleted that are not files: a delete grant without paths covers only such deletions.
+PATHLESS_OBJECTS = frozenset(
+    words(
+        "email emails mail mails message messages event events meeting meetings record records contact "
+        "contacts ticket tickets issue issues comment comments post posts tweet tweets invite invites "
+        "notification notifications spam newsletter newsletters subscriber subscribers entry entries"
+    )
+)
+FOLDER_WORDS = frozenset(
+    words("folder directory dir ordner verzeichnis dossier répertoire carpeta directorio cartella")
+)
+RECIPIENT_BLOCKERS = frozenset(
+    words(
+        "from by about regarding re of sender than except excluding without not like behalf von de del "
+        "di da sauf excepto tranne"
+    )
+)
+
+# A negated verb -> (classes it forbids, how the object narrows it):
+#   "recipients": only addresses narrow ("don't email alice@x.com"); anything else is the whole class
+#   "words": distinctive words of the object narrow ("don't delete the logs" -> keyword "logs")
+#   "command": the literal command's program narrows ("don't run `make deploy`" -> "deploy")
+#   "packages": package names narrow, else the keyword "install"
+#   "none": always the whole class
+#   "fixed": the verb itself is the keyword ("don't commit" -> LOCAL_WRITE calls with "commit")
+#   "egress": anything leaving the machine
+PROHIBIT_VERBS: dict[str, tuple[tuple[str, ...], str]] = {}
+for _v in CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "share"}:
+    PROHIBIT_VERBS[_v] = (("COMMUNICATION",), "recipients")
+for _v in CAPABILITY_VERBS[("DELETE", "delete")]:
+    PROHIBIT_VERBS[_v] = (("DELETE",), "words")
+for _v in PAY_VERBS | {"order", "book", "checkout", "rent", "spend", "charge", "bill"}:
+    PROHIBIT_VERBS[_v] = (("FINANCIAL",), "none")
+PROHIBIT_VERBS.update(
+    {
+        "share": (("COMMUNICATION", "EXTERNAL_WRITE"), "recipients"),
+        "post": (("COMMUNICATION", "EXTERNAL_WRITE"), "none"),
+        "answer": (("COMMUNICATION",), "recipients"),
+        "touch": (("*",), "words"),
+        "mess": (("*",), "words"),
+        "alter": (("LOCAL_WRITE", "DELETE"), "words"),
+        "change": (("LOCAL_WRITE", "DELETE"), "words"),
+        "modify": (("LOCAL_WRITE", "DELETE"), "words"),
+        "edit": (("LOCAL_WRITE", "DELETE"), "words"),
+        "write": (("LOCAL_WRITE", "DELETE"), "words"),
+        "overwrite": (("LOCAL_WRITE", "DELETE"), "words"),
+        "rewrite": (("LOCAL_WRITE", "DELETE"), "words"),
+        "update": (("LOCAL_WRITE", "DELETE"), "words"),
+        "refactor": (("LOCAL_WRITE",), "words"),
+        "fix": (("LOCAL_WRITE",), "words"),
+        "save": (("LOCAL_WRITE",), "words"),
+        "create": (("LOCAL_WRITE",), "words"),
+        "move": (("LOCAL_WRITE", "DELETE"), "words"),
+        "rename": (("LOCAL_WRITE", "DELETE"), "words"),
+        "push": (("EXTERNAL_WRITE",), "none"),
+        "publish": (("EXTERNAL_WRITE",), "none"),
+        "upload": (("EXTERNAL_WRITE",), "none"),
+        "tweet": (("EXTERNAL_WRITE",), "none"),
+        "deploy": (("EXTERNAL_WRITE", "EXECUTION"), "none"),
+        "release": (("EXTERNAL_WRITE",), "none"),
+        "submit": (("EXTERNAL_WRITE",), "none"),
+        "commit": (("LOCAL_WRITE",), "fixed"),
+        "stash": (("LOCAL_WRITE",), "fixed"),
+        "rebase": (("LOCAL_WRITE",), "fixed"),
+        "merge": (("LOCAL_WRITE", "EXTERNAL_WRITE"), "fixed"),
+        "install": (("EXECUTION",), "packages"),
+        "reinstall": (("EXECUTION",), "packages"),
+        "upgrade": (("EXECUTION",), "packages"),
+        "run": (("EXECUTION",), "command"),
+        "execute": (("EXECUTION",), "command"),
+        "launch": (("EXECUTION",), "command"),
+        "invoke": (("EXECUTION",), "command"),
+        "rerun": (("EXECUTION",), "command"),
+        "build": (("EXECUTION",), "fixed"),
+        "compile": (("EXECUTION",), "fixed"),
+        "chmod": (("PERMISSION_CHANGE",), "none"),
+        "chown": (("PERMISSION_CHANGE",), "none"),
+        "chgrp": (("PERMISSION_CHANGE",), "none"),
+        "remember": (("MEMORY_WRITE",), "none"),
+        "memorize": (("MEMORY_WRITE",), "none"),
+        "memorise": (("MEMORY_WRITE",), "none"),
+        "leave": (("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL"), "egress"),
+        "exfiltrate": (("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL"), "egress"),
+        "transmit": (("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL"), "egress"),
+        "ausführen": (("EXECUTION",), "command"),
+        "führe": (("EXECUTION",), "command"),
+        "ändere": (("LOCAL_WRITE", "DELETE"), "words"),
+        "ändern": (("LOCAL_WRITE", "DELETE"), "words"),
+        "modifie": (("LOCAL_WRITE", "DELETE"), "words"),
+        "modifier": (("LOCAL_WRITE", "DELETE"), "words"),
+        "modifica": (("LOCAL_WRITE", "DELETE"), "words"),
+        "modificar": (("LOCAL_WRITE", "DELETE"), "words"),
+    }
+)
+
+_IRREGULAR: dict[str, tuple[str, ...]] = {
+    "send": ("sent",),
+    "buy": ("bought",),
+    "pay": ("paid",),
+    "run": ("ran",),
+    "rerun": ("reran",),
+    "write": ("wrote", "written"),
+    "rewrite": ("rewrote", "rewritten"),
+    "make": ("made",),
+    "tell": ("told",),
+    "build": ("built",),
+    "rebuild": ("rebuilt",),
+    "get": ("got", "gotten"),
+    "do": ("did", "done"),
+    "go": ("went", "gone"),
+    "take": ("took", "taken"),
+    "give": ("gave", "given"),
+    "keep": ("kept",),
+    "leave": ("left",),
+    "spend": ("spent",),
+    "find": ("found",),
+    "read": ("read",),
+    "set": ("set",),
+    "put": ("put",),
+    "forget": ("forgot", "forgotten"),
+    "see": ("saw", "seen"),
+    "think": ("thought",),
+}
+_DOUBLE = frozenset(
+    words(
+        "commit stop tag ship drop submit plan chat dm wrap zip set cut put run rerun forget begin "
+        "admit permit omit scan skip trim log flag grab shop rid"
+    )
+)
+
+
+def _inflections(verb: str) -> set[str]:
+    out = {verb}
+    if " " in verb or not verb.isascii():
+        return out
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        out.add(verb + "es")
+    elif len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        out.add(verb[:-1] + "ies")
+    else:
+        out.add(verb + "s")
+    stem = verb + verb[-1] if verb in _DOUBLE else verb
+    if verb.endswith("ee"):
+        out |= {verb + "d", verb + "ing"}
+    elif verb.endswith("e"):
+        out |= {verb + "d", verb[:-1] + "ing"}
+    elif len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        out |= {verb[:-1] + "ied", verb + "ing"}
+    else:
+        out |= {stem + "ed", stem + "ing"}
+    out.update(_IRREGULAR.get(verb, ()))
+    return out
+
+
+def _all_verbs() -> set[str]:
+    verbs: set[str] = set(READ_VERBS)
+    for words in CAPABILITY_VERBS.values():
+        verbs |= words
+    verbs |= {"touch", "alter", "leave", "do", "keep", "stop", "wait", "ask", "go", "let", "mess", "spend"}
+    verbs |= set(PROHIBIT_VERBS)
+    return verbs
+
+
+_LEMMAS: dict[str, str] = {}
+for _verb in sorted(_all_verbs()):
+    for _form in _inflections(_verb):
+        _LEMMAS.setdefault(_form, _verb)
+
+
+@cache
+def lemma(word: str) -> str:
+    """The lemma of an inflected verb form, or "" when the word is not a verb we know."""
+    return _LEMMAS.get(word, "")

@@ -1,0 +1,620 @@
+"""The offline rules compiler: imperative clauses of the owner's instruction -> a draft.
+
+An imperative clause (after "please", "then", "can you", ...) whose main verb asks for an
+action grants that action on the literal objects it names: "email the summary to
+john@example.com" -> COMMUNICATION/send to john@example.com. Questions, conditionals,
+hypotheticals, reported speech and negated clauses grant nothing; reads need no grant.
+Pure, deterministic, no network. Its draft goes through the same hardening as an LLM's."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from opafence.intent import lexicon as lx
+from opafence.intent import text as tx
+from opafence.intent.draft import Draft, DraftBounds, DraftGrant, Note
+from opafence.intent.lexicon import words
+from opafence.intent.split import Split
+
+_RECIPIENT_RESET = frozenset(words("to cc bcc with an à para and"))
+_PACKAGE_NOISE = frozenset(
+    words(
+        "package packages library libraries lib libs dependency dependencies deps module modules tool "
+        "tools the a an latest newest new version versions using with via from pip npm yarn it them "
+        "also plus python node crate crates gem gems please first again globally locally into in for to "
+        "and or"
+    )
+)
+_COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
+_MAX_CALLS = re.compile(
+    r"\b(?:at most|no more than|up to|maximum of|max(?:imum)?|not more than)\s+(\d{1,4})\b"
+)
+_ONLY = re.compile(
+    r"\b(?:only|exclusively|solely|nothing but|stick to|limit yourself to|restrict yourself to|limited to|"
+    r"restricted to|other than|except(?: for)?|besides|stay (?:in|inside|within|under)|"
+    r"(?:do ?n[o']?t|never) (?:go|wander|step) (?:outside|beyond)|(?:anything|everything|files?|nothing) "
+    r"(?:outside|beyond)(?: of)?|nur|seulement|uniquement|solo|"
+    r"solamente|soltanto)\b"
+)
+_MONEY = re.compile(r"[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I)
+_PATH_BOUND_VERBS = frozenset(words("work stay operate remain keep stick limit restrict go wander step"))
+_LEADING_CONNECTIVES = frozenset(
+    words("and then but also so plus & und dann aber et puis mais y luego pero e poi ma")
+)
+_OPEN_OBJECTS = frozenset(words("issue pr pull mr ticket request"))
+_ARTICLES = frozenset(words("den der die das dem le la les el los las il lo gli un une ein eine einen"))
+# Sentence openers that make the whole sentence a question, with or without "?".
+_QUESTION_OPENERS = frozenset(
+    words(
+        "what how why where who which whose whom what's how's where's who's why's is are was were does "
+        "did isn't aren't doesn't didn't"
+    )
+)
+
+
+@dataclass
+class _Clause:
+    clause: tx.Clause
+    i: int  # index of the main verb
+    lemma: str
+    tool: str = ""  # "git", "pip", ... when the verb came after one ("git push", "pip install")
+
+    @property
+    def toks(self) -> tuple[tx.Token, ...]:
+        return self.clause.tokens
+
+    @property
+    def obj(self) -> tuple[tx.Token, ...]:
+        return self.clause.tokens[self.i + 1 :]
+
+    @property
+    def words(self) -> set[str]:
+        return {t.norm for t in self.obj if not t.literal}
+
+
+def _is_question(sent: list[tx.Token]) -> bool:
+    if not sent or "?" not in sent[-1].trail:
+        return False
+    norms = [t.norm for t in sent[:4]]
+    polite = (
+        len(norms) > 1 and norms[0] in ("can", "could", "would", "will", "may") and norms[1] in ("you", "u")
+    )
+    return not (polite or "please" in (t.norm for t in sent))
+
+
+def _conditional_sentence(sent: list[tx.Token]) -> bool:
+    i = tx.skip_fillers(sent, 0)
+    if i >= len(sent):
+        return False
+    head = " ".join(t.norm for t in sent[i : i + 3])
+    return (
+        sent[i].norm in lx.CONDITIONAL_CUES
+        or sent[i].norm in ("wenn", "falls", "si", "se")
+        or any(head.startswith(p) for p in lx.CONDITIONAL_PHRASES)
+    )
+
+
+def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
+    """("request", verb index) for an imperative clause, else (why it grants nothing, -1)."""
+    if _conditional_sentence(sent):
+        return "conditional", -1
+    if any(t.norm in lx.HYPOTHETICAL_CUES and not t.literal for t in sent):
+        return "hypothetical", -1
+    if _is_question(sent):
+        return "question", -1
+    s0 = tx.skip_fillers(sent, 0)
+    if s0 < len(sent) and (
+        sent[s0].norm in _QUESTION_OPENERS
+        or (
+            s0 + 1 < len(sent)
+            and sent[s0].norm in ("do", "can", "could", "should", "may", "shall", "would", "will")
+            and sent[s0 + 1].norm in ("i", "we", "you", "it", "they", "he", "she", "this", "that")
+            and not (sent[s0].norm in ("can", "could", "would", "will") and sent[s0 + 1].norm == "you")
+        )
+    ):
+        return "question", -1
+    toks = clause.tokens
+    i = tx.skip_fillers(toks, 0)
+    if i >= len(toks):
+        return "no verb", -1
+    first = toks[i].norm
+    if first in lx.QUESTION_STARTS:
+        return "question", -1
+    if first in ("git", "gh") and tx.verb_at(toks, i + 1):
+        i += 1
+    if first.endswith("ing") and first not in ("bring", "ping", "ring", "string") and tx.verb_at(toks, i):
+        return "not imperative", -1  # "Deleting files is not allowed": a gerund subject
+    if not tx.verb_at(toks, i) and not (i + 1 < len(toks) and (first, toks[i + 1].norm) in lx.INSTALL_TOOLS):
+        return "no verb", -1
+    for k in range(i + 1, len(toks)):
+        t = toks[k]
+        if t.literal:
+            continue
+        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+            if (
+                t.norm == "whether"
+                and k + 2 < len(toks)
+                and toks[k + 1].norm == "or"
+                and toks[k + 2].norm == "not"
+            ):
+                continue  # "whether or not it is empty": no condition on the request
+            return "conditional", -1
+        if t.norm in lx.FOREIGN_NEGATIONS and t.norm not in ("no", "non", "ne"):
+            return "negated", -1
+    if i + 1 < len(toks) and toks[i + 1].norm in ("not", "nothing", "none", "no", "nobody"):
+        return "negated", -1  # "send nothing", "delete none of them"
+    return "request", i
+
+
+def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
+    """Is the recipient at k a sender or an exclusion ("from x", "but not (to) x", "except x")?
+
+    Walks back over a list ("from a@x.com, b@x.com and c@x.com") to the word that governs it."""
+    j = k - 1
+    while j > floor:
+        w = toks[j].norm
+        if w in ("and", "or", "nor", "the", "a", "an") or (
+            tx.is_recipient(toks[j].core) and toks[j].trail.startswith(",")
+        ):
+            j -= 1
+            continue
+        if tx.is_recipient(toks[j].core) and toks[j + 1].norm in ("and", "or", "nor"):
+            j -= 1
+            continue
+        if w == "to" and j - 1 > floor:
+            before = toks[j - 1].norm
+            return before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before)
+        return w in lx.RECIPIENT_BLOCKERS or tx.is_negation(w)
+    return False
+
+
+def _recipients(c: _Clause) -> list[str]:
+    """Recipient tokens that are the object of the send verb: not a sender, not excluded."""
+    out: list[str] = []
+    for k in range(c.i + 1, len(c.toks)):
+        t = c.toks[k]
+        if t.literal or not tx.is_recipient(t.core) or t.possessive or _excluded(c.toks, k, c.i):
+            continue
+        r = t.core.lower() if tx.is_email(t.core) else t.core
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def _paths(obj: tuple[tx.Token, ...]) -> list[str]:
+    out: list[str] = []
+    blocked = False
+    for k, t in enumerate(obj):
+        if not t.literal and t.norm in ("except", "excluding", "not", "besides", "than"):
+            blocked = True
+            continue
+        if blocked:
+            continue
+        core = t.core.rstrip(".,;:")
+        if tx.is_path_like(core):
+            out.append(core)
+        elif not t.literal and t.norm in lx.FOLDER_WORDS:
+            for nb in (obj[k - 1] if k > 0 else None, obj[k + 1] if k + 1 < len(obj) else None):
+                if nb is None or nb.literal:
+                    continue
+                if nb.norm in ("called", "named") or nb.norm in _ARTICLES:
+                    continue
+                if re.match(r"^[\w.-]+$", nb.core) and nb.norm not in lx.GENERIC_OBJECTS:
+                    out.append(nb.core)
+                    break
+            if (
+                k + 2 < len(obj)
+                and obj[k + 1].norm in ("called", "named")
+                and re.match(r"^[\w.-]+$", obj[k + 2].core)
+            ):
+                out.append(obj[k + 2].core)
+    seen: list[str] = []
+    for p in out:
+        if p not in seen and p.rstrip("/") not in (s.rstrip("/") for s in seen):
+            seen.append(p)
+    return seen
+
+
+def _domains(obj: tuple[tx.Token, ...]) -> list[str]:
+    out: list[str] = []
+    for t in obj:
+        host = tx.url_host(t.core) if tx.is_url(t.core) else (t.core.lower() if tx.is_domain(t.core) else "")
+        if host and host not in out:
+            out.append(host)
+    return out
+
+
+def _after_preposition(obj: tuple[tx.Token, ...], domain: str) -> bool:
+    for k, t in enumerate(obj):
+        host = tx.url_host(t.core) if tx.is_url(t.core) else t.core.lower()
+        if host == domain:
+            return k > 0 and obj[k - 1].norm in ("on", "at", "from", "via", "through", "using")
+    return False
+
+
+def _services(c: _Clause) -> list[str]:
+    return sorted({f"mcp__{w}__*" for w in c.words if w in lx.SERVICES})
+
+
+def _max_calls(text: str) -> int | None:
+    low = text.lower()
+    m = _MAX_CALLS.search(low)
+    if m:
+        return max(1, int(m.group(1)))
+    if re.search(r"\bonce\b", low) and not re.search(r"\bonce (?:you|it|the|that|this|i|we|done)\b", low):
+        return 1
+    if re.search(r"\btwice\b", low):
+        return 2
+    return None
+
+
+def _evidence(c: _Clause) -> str:
+    """The clause, verbatim, without the connective that joined it to the one before."""
+    toks = c.toks
+    k = 0
+    while k < c.i and not toks[k].literal and toks[k].norm in _LEADING_CONNECTIVES:
+        k += 1
+    return c.clause.text[toks[k].start - c.clause.start :] if k < len(toks) else c.clause.text
+
+
+def _grant(c: _Clause, cls: str, cap: str, **kw: object) -> DraftGrant:
+    g = DraftGrant.model_validate({"class": cls, "capability": cap, "evidence": _evidence(c), **kw})
+    if cls in ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL") and g.max_calls is None:
+        g.max_calls = _max_calls(c.clause.text)
+    return g
+
+
+def _packages(tokens: tuple[tx.Token, ...]) -> list[str]:
+    out: list[str] = []
+    for t in tokens:
+        if not t.literal and t.norm in _COMMAND_STOP - {"and"}:
+            break
+        name = t.core.strip(",")
+        if t.literal:
+            out.extend(w for w in name.split() if not w.startswith("-"))
+            continue
+        if t.norm in _PACKAGE_NOISE or t.norm in lx.GENERIC_OBJECTS or name.startswith("-"):
+            continue
+        if re.match(
+            r"^@?[A-Za-z0-9][A-Za-z0-9._\-/\[\],]*(?:[=<>~!]=?[A-Za-z0-9.*]+)?$", name
+        ) and not tx.is_path_like(name):
+            out.append(name)
+        else:
+            break
+    return list(dict.fromkeys(out))
+
+
+def _run(c: _Clause) -> list[DraftGrant] | str:
+    obj = c.obj
+    lits = [t.core for t in obj if t.literal]
+    if lits:
+        return [_grant(c, "EXECUTION", "run_command", commands=[" ".join(x.split()) for x in lits])]
+    words = c.words
+    start = next(
+        (k for k, t in enumerate(obj) if t.norm not in ("the", "a", "an", "command", "script")), None
+    )
+    if start is not None:
+        head = obj[start]
+        if (
+            head.norm in lx.COMMAND_STARTS
+            or head.core.startswith("./")
+            or (
+                tx.is_path_like(head.core)
+                and head.core.rsplit(".", 1)[-1] in ("sh", "py", "js", "rb", "pl", "bash")
+            )
+        ):
+            parts: list[str] = []
+            for t in obj[start:]:
+                if not t.literal and t.norm in _COMMAND_STOP:
+                    break
+                parts.append(t.core)
+                if t.trail and t.trail[0] in ",;":
+                    break
+            runner = _runner_capability({p.lower() for p in parts})
+            if runner and head.norm in lx.COMMAND_STARTS and len(parts) <= 2:
+                return [_grant(c, "EXECUTION", runner)]
+            return [_grant(c, "EXECUTION", "run_command", commands=[" ".join(parts)])]
+    caps = _all_runner_capabilities(words)
+    if caps:
+        return [_grant(c, "EXECUTION", cap) for cap in caps]
+    return [_grant(c, "EXECUTION", "run_command")]
+
+
+def _all_runner_capabilities(words: set[str]) -> list[str]:
+    out = []
+    if words & lx.TEST_WORDS:
+        out.append("run_tests")
+    if words & lx.BUILD_WORDS:
+        out.append("run_build")
+    if words & lx.LINT_WORDS:
+        out.append("run_lint")
+    if words & lx.FORMAT_WORDS:
+        out.append("run_format")
+    return out
+
+
+def _runner_capability(words: set[str]) -> str:
+    caps = _all_runner_capabilities(words)
+    return caps[0] if caps else ""
+
+
+def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
+    paths = _paths(c.obj)
+    return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=workspace or not paths)]
+
+
+def grants_for(c: _Clause) -> list[DraftGrant] | str:
+    """The grants one imperative clause asks for, or why it asks for none."""
+    lem, words, obj = c.lemma, c.words, c.obj
+    first = obj[0].norm if obj else ""
+
+    if (c.tool and (c.tool, lem) in lx.INSTALL_TOOLS) or lem in (
+        "upgrade",
+        "install",
+        "reinstall",
+        "installiere",
+        "installe",
+        "instala",
+    ):
+        return [_grant(c, "EXECUTION", "install", packages=_packages(obj))]
+    if lem == "tell" and first in ("me", "us", "mir", "moi", "me"):
+        return "an answer to the owner, not a message"
+    if lem in ("let",):
+        return "not an action"
+    if lem == "get" and first == "rid" and len(obj) > 1 and obj[1].norm == "of":
+        return grants_for(_Clause(c.clause, c.i + 2, "rid", c.tool))
+
+    # memory
+    if (
+        lem in lx.MEMORY_VERBS
+        or (lem == "note" and first == "that")
+        or (lem == "keep" and "mind" in words)
+        or (lem in ("save", "store", "add", "update", "write") and words & {"memory", "memories"})
+    ):
+        if lem == "remember" and first == "to":
+            return "a reminder of what to do, not something to store"
+        return [_grant(c, "MEMORY_WRITE", "remember")]
+
+    # permissions
+    if lem in lx.PERMISSION_VERBS or (
+        lem in ("make", "set", "change")
+        and words & {"executable", "permissions", "permission", "chmod", "mode"}
+    ):
+        return [
+            _grant(
+                c,
+                "PERMISSION_CHANGE",
+                "chmod",
+                paths=[p for p in _paths(obj) if not re.match(r"^[0-7]{3,4}$", p)],
+            )
+        ]
+
+    recipients = _recipients(c)
+    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
+        return [_grant(c, "FINANCIAL", "pay")]  # "send $50 to alice@x.com": money, not a message
+
+    # communication
+    if lem in lx.SEND_VERBS or (lem in ("write", "post", "share", "answer") and recipients):
+        if lem == "share" and not recipients and (_domains(obj) or _services(c)):
+            return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
+
+    if lem == "push":
+        return [_grant(c, "EXTERNAL_WRITE", "push")]
+
+    if lem in lx.PUBLISH_VERBS or lem in ("comment", "deploy"):
+        return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+
+    # payments
+    if lem in lx.PAY_VERBS or lem in ("order", "book", "checkout", "rent", "spend"):
+        if lem == "order" and first in ("by", "alphabetically", "chronologically", "them", "these"):
+            return "ordering a list, not a purchase"
+        if lem == "book" and words & {"meeting", "call", "room", "slot", "appointment", "1:1", "sync"}:
+            return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+        if lem == "checkout":
+            return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+        # "buy it on shop.example.com" bounds the purchase to a site; "buy example.dev" names the thing.
+        sites = [d for d in _domains(obj) if _after_preposition(obj, d)]
+        return [_grant(c, "FINANCIAL", "pay", domains=sites)]
+
+    # git bookkeeping
+    if (
+        lem in lx.COMMIT_VERBS
+        or lem in ("branch", "switch")
+        or (
+            lem in ("create", "make", "open", "start", "rename", "delete")
+            and words & {"branch", "commit", "tag"}
+            and not _paths(obj)
+        )
+        or (lem == "check" and first == "out")
+        or (lem == "merge" and not words & {"pr", "prs", "pull", "mr"})
+        or (lem == "add" and c.tool == "git")
+    ):
+        return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+
+    # external records: issues, PRs, tickets, CRM entries, calendar events
+    if lem in (
+        "update",
+        "create",
+        "add",
+        "open",
+        "file",
+        "make",
+        "edit",
+        "merge",
+        "close",
+        "schedule",
+        "submit",
+    ) and (words & lx.SERVICES or (words & lx.EXTERNAL_OBJECTS and (lem != "open" or words & _OPEN_OBJECTS))):
+        return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+
+    # deletion
+    if lem in lx.DELETE_VERBS or lem in ("clear", "drop", "clean", "discard", "rid"):
+        if lem in ("clean", "discard") or (lem == "clear" and first == "up"):
+            return _edit(c)
+        if lem == "rid" and first == "of":
+            obj = obj[1:]
+        norms = [t.norm for t in obj]
+        if "from" in norms:
+            k = norms.index("from")
+            before, after = _paths(obj[:k]), _paths(obj[k + 1 :])
+            if after and not before:
+                return [_grant(c, "LOCAL_WRITE", "edit", paths=after, workspace=True)]
+        paths = _paths(obj)
+        if lem in ("rm", "unlink"):
+            # a typed command: every operand is a path ("rm -rf node_modules")
+            paths = [t.core for t in obj if not t.literal and not t.core.startswith("-")] or paths
+        if not paths and words & lx.CODE_OBJECTS:
+            return _edit(c)
+        if not paths and words & lx.PATHLESS_OBJECTS:
+            # "delete the spam emails": no file; bounded to the service when one is named
+            return [_grant(c, "DELETE", "delete", tools=_services(c))]
+        return [_grant(c, "DELETE", "delete", paths=paths)]
+
+    # runners and commands
+    if lem in lx.RUN_VERBS or (lem == "start" and any(t.literal for t in obj)):
+        return _run(c)
+    if lem == "test":
+        return [_grant(c, "EXECUTION", "run_tests")]
+    if lem in ("lint", "typecheck", "type-check"):
+        return [_grant(c, "EXECUTION", "run_lint")]
+    if lem in ("format", "reformat", "prettify", "autoformat"):
+        return [_grant(c, "EXECUTION", "run_format")]
+    if lem in ("build", "compile", "rebuild"):
+        if first in ("a", "an", "me", "us") or words & lx.CODE_OBJECTS - {"project", "code"}:
+            return _edit(c)
+        return [_grant(c, "EXECUTION", "run_build")]
+
+    # writing files
+    if lem in lx.WRITE_VERBS:
+        paths = _paths(obj)
+        if paths:
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=paths)]
+        if words & lx.CODE_OBJECTS:
+            return _edit(c)
+        return "drafting text writes no file"
+    if lem in (
+        "save",
+        "download",
+        "generate",
+        "export",
+        "speichere",
+        "speichern",
+        "enregistre",
+        "sauvegarde",
+        "guarda",
+        "guardar",
+        "salva",
+    ):
+        paths = _paths(obj)
+        return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=not paths)]
+    if lem == "make":
+        if _paths(obj):
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=_paths(obj))]
+        if words & (lx.CODE_OBJECTS | {"pass", "passes", "work", "works", "changes", "change", "green"}):
+            return _edit(c)
+        return "'make' without a file or code object"
+    if lem in lx.EDIT_VERBS:
+        return _edit(c)
+    return "reads need no grant"
+
+
+def _bounds(cls: list[tx.Clause], notes: list[Note]) -> DraftBounds:
+    bounds = DraftBounds()
+    for clause in cls:
+        low = clause.text.lower()
+        m = _ONLY.search(low)
+        if not m:
+            continue
+        cue = m.group(0)
+        negated = bool(re.search(r"\b(?:do ?n[o']?t|never|no|nothing|any)\b", low[: m.start()]))
+        if cue.startswith(("other than", "except", "besides")) and not negated:
+            continue  # "email bob but not alice" is an exclusion, not a bound
+        after = [t for t in clause.tokens if t.start >= clause.start + m.start()]
+        lemmas = {tx.verb_at(clause.tokens, k) for k in range(len(clause.tokens))}
+        norms = {t.norm for t in clause.tokens if not t.literal}
+        found: list[str] = []
+        for t in after:
+            if tx.is_url(t.core):
+                host = tx.url_host(t.core)
+                if host and host not in bounds.domains:
+                    bounds.domains.append(host)
+                    found.append(host)
+            elif tx.is_domain(t.core) and t.core.lower() not in bounds.domains:
+                bounds.domains.append(t.core.lower())
+                found.append(t.core.lower())
+        sendy = bool(lemmas & lx.SEND_VERBS) or bool(re.search(r"\bonly (?:to|an|à|a)\b", low))
+        for t in after:
+            if tx.is_recipient(t.core) and sendy and not t.possessive:
+                r = t.core.lower() if tx.is_email(t.core) else t.core
+                if r not in bounds.recipients:
+                    bounds.recipients.append(r)
+                    found.append(r)
+        if norms & _PATH_BOUND_VERBS or cue.startswith(
+            ("stay", "do", "don", "never", "anything", "every", "file", "nothing")
+        ):
+            for p in _paths(tuple(after)):
+                if p not in bounds.paths:
+                    bounds.paths.append(p)
+                    found.append(p)
+        if found:
+            notes.append(Note(clause.text, "bound", "only " + ", ".join(found)))
+    return bounds
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The instruction cut into clauses, each with its mode: shared by the compiler and hardening."""
+
+    text: str
+    tokens: list[tx.Token]
+    clauses: list[tx.Clause]
+    modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
+
+
+def analyze(instruction: str) -> Analysis:
+    toks = tx.tokenize(instruction)
+    sents = tx.sentences(instruction, toks)
+    cls = tx.clauses(instruction, toks)
+    modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
+    return Analysis(instruction, toks, cls, modes)
+
+
+def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
+    """The draft the owner's instruction asks for, and a note per clause for --explain."""
+    instruction = split.instruction
+    a = analysis if analysis is not None and analysis.text == instruction else analyze(instruction)
+    cls = a.clauses
+    notes: list[Note] = []
+    grants: list[DraftGrant] = []
+    purpose = ""
+    for clause, (mode, i) in zip(cls, a.modes, strict=True):
+        if mode != "request":
+            if any(tx.verb_at(clause.tokens, k) for k in range(len(clause.tokens))) and mode != "no verb":
+                notes.append(Note(clause.text, "ignored", f"{mode}: grants nothing"))
+            continue
+        tool = ""
+        toks_c = clause.tokens
+        verb = i
+        if verb + 1 < len(toks_c) and (toks_c[verb].norm, toks_c[verb + 1].norm) in lx.INSTALL_TOOLS:
+            tool = toks_c[verb].norm  # "pip install x": the verb is "install"
+            verb += 1
+        elif verb > 0 and toks_c[verb - 1].norm in ("git", "gh"):
+            tool = toks_c[verb - 1].norm
+        lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
+        found = grants_for(_Clause(clause, verb, lem, tool))
+        if isinstance(found, str):
+            if lx.lemma(lem) not in lx.READ_VERBS:
+                notes.append(Note(clause.text, "ignored", found))
+            if not purpose:
+                purpose = clause.text
+            continue
+        for g in found:
+            grants.append(g)
+            notes.append(Note(clause.text, "grant", f"{g.class_}/{g.capability}"))
+        if not purpose:
+            purpose = clause.text
+    bounds = _bounds(cls, notes)
+    purpose = tx.normalize_space(purpose or (instruction.split("\n", 1)[0] if instruction else ""))[:160]
+    return Draft(purpose=purpose, grants=grants, bounds=bounds), notes
