@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -163,6 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `opafence … | head`: the reader went away; not an error worth a traceback.
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stop the interpreter's flush from raising
+        return 0
 
 
 if __name__ == "__main__":

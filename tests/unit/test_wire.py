@@ -40,8 +40,11 @@ class RawServer:
                     if not data:
                         break
                     resp = self.responses.pop(0)
-                    for i in range(0, len(resp), 7):  # dribble it out in small pieces
-                        conn.sendall(resp[i : i + 7])
+                    try:
+                        for i in range(0, len(resp), 7):  # dribble it out in small pieces
+                            conn.sendall(resp[i : i + 7])
+                    except BrokenPipeError:  # the client gave up on garbage: expected
+                        break
                     if b"Connection: close" in resp:
                         break
 
