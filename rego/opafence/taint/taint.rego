@@ -144,7 +144,10 @@ config_command(c) if {
 config_command(c) if {
 	common.cmd_name(c) in {"defaults", "gsettings", "dconf", "xdg-settings", "update-alternatives", "kubectl", "aws", "az"}
 	some a in common.args(c)
-	lower(a) in {"write", "set", "delete", "reset", "use-context", "set-context", "set-credentials", "set-cluster", "configure", "--set", "--install"}
+	lower(a) in {
+		"write", "set", "delete", "reset", "use-context", "set-context", "set-credentials",
+		"set-cluster", "configure", "--set", "--install",
+	}
 }
 
 git_config_read(c) if {
@@ -262,7 +265,10 @@ deny contains reason.render(rego.metadata.rule(), {"sources": sources, "lane": l
 	some lane in protected_lanes
 }
 
-consequential := {"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATION", "UNKNOWN"}
+consequential := {
+	"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL", "DELETE", "PERMISSION_CHANGE",
+	"SELF_MODIFICATION", "UNKNOWN",
+}
 
 specific if executes
 
@@ -304,9 +310,44 @@ memory_texts contains s if {
 	is_string(s)
 }
 
-authorization_words := `(?i)(\b(always|auto)[- ]?approv|\b(you|agent|assistant|hermes)\s+(are|is|'re)\s+(now\s+)?(allowed|authori[sz]ed|permitted|cleared)|\b(allowed|authori[sz]ed|permitted)\s+to\b|\bpermission\b|\bno\s+need\s+to\s+(ask|confirm|check)|\bwithout\s+(asking|confirm|approval|permission|checking)|\bdon'?t\s+(need\s+to\s+)?(ask|confirm|check\s+with)|\btrusted\b|\ballow[- ]?list|\bwhitelist|\byolo\b|\bgrant(s|ed)?\b|\bpre-?approved|\bsafe\s+to\s+(send|run|execute|share|pay|delete))`
+authorization_words := concat("|", [
+	`(?i)\b(always|auto)[- ]?approv`,
+	`\b(you|agent|assistant|hermes)\s+(are|is|'re)\s+(now\s+)?(allowed|authori[sz]ed|permitted|cleared)`,
+	`\b(allowed|authori[sz]ed|permitted)\s+to\b`,
+	`\bpermission\b`,
+	`\bno\s+need\s+to\s+(ask|confirm|check)`,
+	`\bwithout\s+(asking|confirm|approval|permission|checking)`,
+	`\bdon'?t\s+(need\s+to\s+)?(ask|confirm|check\s+with)`,
+	`\btrusted\b`,
+	`\ballow[- ]?list`,
+	`\bwhitelist`,
+	`\byolo\b`,
+	`\bgrant(s|ed)?\b`,
+	`\bpre-?approved`,
+	`\bsafe\s+to\s+(send|run|execute|share|pay|delete)`,
+])
 
-procedural_words := `(?i)(\balways\b|\bnever\b|\bfrom\s+now\s+on\b|\bwhenever\b|\bevery\s+time\b|\beach\s+time\b|\bbefore\s+(you|running|sending|replying)|\bafter\s+(you|running|reading)|\bmake\s+sure\s+(to|you)\b|\bremember\s+to\b|\binstead\s+of\b|\bin\s+(the\s+)?future\b|\bgoing\s+forward\b|\b(first|then)\s*,?\s+(run|call|send|execute|open)\b|\bstep\s+\d|\bshould\s+(always|never|first)\b|\bmust\b|\bcurl\s|\|\s*(sh|bash)\b)`
+procedural_words := concat("|", [
+	`(?i)\balways\b`,
+	`\bnever\b`,
+	`\bfrom\s+now\s+on\b`,
+	`\bwhenever\b`,
+	`\bevery\s+time\b`,
+	`\beach\s+time\b`,
+	`\bbefore\s+(you|running|sending|replying)`,
+	`\bafter\s+(you|running|reading)`,
+	`\bmake\s+sure\s+(to|you)\b`,
+	`\bremember\s+to\b`,
+	`\binstead\s+of\b`,
+	`\bin\s+(the\s+)?future\b`,
+	`\bgoing\s+forward\b`,
+	`\b(first|then)\s*,?\s+(run|call|send|execute|open)\b`,
+	`\bstep\s+\d`,
+	`\bshould\s+(always|never|first)\b`,
+	`\bmust\b`,
+	`\bcurl\s`,
+	`\|\s*(sh|bash)\b`,
+])
 
 # METADATA
 # title: protected_lanes

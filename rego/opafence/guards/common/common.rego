@@ -650,4 +650,6 @@ soft_path(p) if names_path(p)
 # METADATA
 # title: asked
 # description: A guard's reason, said as a question because the user's own words asked for exactly this.
-asked(r) := object.union(r, {"message": concat(" ", [r.message, "The user asked for exactly this, so they confirm it first."])})
+asked(r) := object.union(r, {"message": concat(" ", [r.message, asked_sentence])})
+
+asked_sentence := "The user asked for exactly this, so they confirm it first."

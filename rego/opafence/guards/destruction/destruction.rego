@@ -78,7 +78,9 @@ else := common.dirname(p)
 
 # METADATA
 # title: DESTRUCTIVE_DELETE
-# description: "`{{.command}}` would delete or move away {{.path}} with everything in it (a system directory, the home directory or a repository root)."
+# description: >-
+#   `{{.command}}` would delete or move away {{.path}} with everything in it (a system directory,
+#   the home directory or a repository root).
 # custom:
 #   code: DESTRUCTIVE_DELETE
 #   fix: Delete only the specific files or build output you need, by their own paths.
@@ -106,11 +108,16 @@ soft_delete(c, i, p) if {
 
 # METADATA
 # title: DESTRUCTIVE_DELETE_CODE
-# description: This call would delete {{.path}} with everything in it (a system directory, the home directory or a repository root).
+# description: >-
+#   This call would delete {{.path}} with everything in it (a system directory, the home directory
+#   or a repository root).
 # custom:
 #   code: DESTRUCTIVE_DELETE
 #   fix: Delete only the specific files you need, by their own paths.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"path": p.path}), "soft": common.soft_path(p.path)} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"path": p.path}),
+	"soft": common.soft_path(p.path),
+} if {
 	some p in input.facts.paths
 	p.op in {"delete", "move_from"}
 	critical(p.path)
@@ -120,7 +127,10 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"path": p.path
 
 find_exec := {"-exec", "-execdir", "-ok", "-okdir"}
 
-find_filters := {"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-iwholename", "-newer", "-mtime", "-mmin", "-size", "-empty", "-user", "-perm"}
+find_filters := {
+	"-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename", "-iwholename", "-newer",
+	"-mtime", "-mmin", "-size", "-empty", "-user", "-perm",
+}
 
 find_deletes(c) if "-delete" in c.argv
 
@@ -209,7 +219,10 @@ safe_device_dir(p) if {
 # custom:
 #   code: RAW_DISK_WRITE
 #   fix: Write to a regular file instead of a device.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"path": t.path}),
+	"soft": common.soft_path(t.path),
+} if {
 	some t in common.changes
 	t.kind in {"write", "delete"}
 	device(t.path)
@@ -221,7 +234,10 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path
 # custom:
 #   code: RAW_DISK_WRITE
 #   fix: Do not format, partition or shred disks or files from the agent; a person does that themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {c.name})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {c.name}),
+} if {
 	some c in common.commands
 	disk_tool(c)
 }
@@ -240,7 +256,15 @@ disk_tool(c) if {
 
 # --- database wipes ------------------------------------------------------------------------------------
 
-sql_wipe := `(?i)\bdrop\s+(table|database|schema|view|index|keyspace|collection|owned\s+by|user|role)\b|\btruncate\s+(table\s+)?["\x60\[]?[a-z_]|\bdelete\s+from\s+[^\s;'"]+\s*($|[;'")\n])|\bflush(all|db)\b|\.drop(database)?\s*\(|\.(deletemany|remove)\s*\(\s*\{\s*\}\s*\)`
+# SQL and store commands that wipe data; (?i) at the start applies to every alternative.
+sql_wipe := concat("|", [
+	`(?i)\bdrop\s+(table|database|schema|view|index|keyspace|collection|owned\s+by|user|role)\b`,
+	`\btruncate\s+(table\s+)?["\x60\[]?[a-z_]`,
+	`\bdelete\s+from\s+[^\s;'"]+\s*($|[;'")\n])`,
+	`\bflush(all|db)\b`,
+	`\.drop(database)?\s*\(`,
+	`\.(deletemany|remove)\s*\(\s*\{\s*\}\s*\)`,
+])
 
 db_client(c) if common.cmd_name(c) in db_clients
 
@@ -276,7 +300,9 @@ db_texts contains input.call.args.code if {
 
 # METADATA
 # title: DATABASE_WIPE
-# description: "This would wipe database data ({{.what}}): dropped tables, truncation, DELETE without WHERE or a flushed store."
+# description: >-
+#   This would wipe database data ({{.what}}): dropped tables, truncation, DELETE without WHERE or a
+#   flushed store.
 # custom:
 #   code: DATABASE_WIPE
 #   fix: Back up first and change only the rows you mean, with a WHERE clause; the user runs wipes themselves.
@@ -292,7 +318,10 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"what": what})
 # custom:
 #   code: DATABASE_WIPE
 #   fix: Back up first; the user drops databases themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {c.name})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {c.name}),
+} if {
 	some c in common.commands
 	db_drop(c)
 }
@@ -331,7 +360,10 @@ soft_db(what) if {
 
 cloud_verbs := {"delete", "destroy", "purge"}
 
-kube_valued := {"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token", "-l", "--selector"}
+kube_valued := {
+	"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server",
+	"--token", "-l", "--selector",
+}
 
 # METADATA
 # title: CLOUD_DELETE
@@ -339,7 +371,10 @@ kube_valued := {"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "
 # custom:
 #   code: CLOUD_DELETE
 #   fix: Ask the user to run the delete themselves, or to ask for exactly this command.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {t})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {t}),
+} if {
 	some c in common.commands
 	some t in cloud_delete(c)
 }
@@ -370,7 +405,10 @@ cloud_delete(c) := (({a |
 	some a in lower_args(c)
 	a in cloud_verbs
 } if {
-	common.cmd_name(c) in {"gcloud", "az", "doctl", "hcloud", "linode-cli", "oci", "ibmcloud", "scw", "vultr-cli", "eksctl", "aliyun", "fly", "flyctl", "cdk", "sam", "wrangler"}
+	common.cmd_name(c) in {
+		"gcloud", "az", "doctl", "hcloud", "linode-cli", "oci", "ibmcloud", "scw", "vultr-cli", "eksctl",
+		"aliyun", "fly", "flyctl", "cdk", "sam", "wrangler",
+	}
 } else := {"delete" |
 	common.subcommand_after(common.args(c), kube_valued) == "delete"
 } if {
@@ -423,7 +461,10 @@ push_args(c) := [a |
 # custom:
 #   code: GIT_HISTORY
 #   fix: Push without force; for a rejected push, pull and merge or rebase locally and push again.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c), "how": t}), "soft": common.soft_command(c, {t})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "how": t}),
+	"soft": common.soft_command(c, {t}),
+} if {
 	some c in common.commands
 	git_sub(c) == "push"
 	some t in push_danger(c)
@@ -445,7 +486,10 @@ push_danger(c) := ({a |
 # custom:
 #   code: GIT_HISTORY
 #   fix: Keep the default branch; delete only feature branches you created.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c), "branch": b}), "soft": common.soft_command(c, {b})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "branch": b}),
+	"soft": common.soft_command(c, {b}),
+} if {
 	some c in common.commands
 	git_sub(c) == "branch"
 	force_delete(c)

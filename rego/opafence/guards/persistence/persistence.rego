@@ -40,11 +40,16 @@ persistent_path(p) if common.basename(p) in {"authorized_keys", "authorized_keys
 
 # METADATA
 # title: PERSISTENCE_FILE
-# description: This would change {{.path}}, which makes code run again later (at login, on a schedule, on a git or SSH event).
+# description: >-
+#   This would change {{.path}}, which makes code run again later (at login, on a schedule, on a git
+#   or SSH event).
 # custom:
 #   code: PERSISTENCE
 #   fix: Do not install start-up files, schedules, hooks or keys from the agent; the user adds them themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"path": t.path}),
+	"soft": common.soft_path(t.path),
+} if {
 	some t in common.changes
 	t.kind in {"write", "move", "perm"}
 	persistent_path(t.path)
@@ -54,11 +59,16 @@ lower_args(c) := [lower(a) | some a in common.args(c)]
 
 # METADATA
 # title: PERSISTENCE_COMMAND
-# description: "`{{.command}}` installs something that runs again later (a cron entry, a service, a login item or a hook path)."
+# description: >-
+#   `{{.command}}` installs something that runs again later (a cron entry, a service, a login item
+#   or a hook path).
 # custom:
 #   code: PERSISTENCE
 #   fix: Do not schedule or enable services from the agent; the user does that themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {t})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {t}),
+} if {
 	some c in common.commands
 	some t in schedules(c)
 }
@@ -104,7 +114,10 @@ schedules(c) := {"crontab" |
 # custom:
 #   code: PERSISTENCE
 #   fix: Schedule a prompt instead of a script, or ask the user to create the job themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"action": action}), "soft": "cronjob" in common.granted_tools} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"action": action}),
+	"soft": "cronjob" in common.granted_tools,
+} if {
 	input.call.tool == "cronjob"
 	action := lower(object.get(input.call.args, "action", ""))
 	action in {"create", "update", "resume", "run", "add", "edit"}

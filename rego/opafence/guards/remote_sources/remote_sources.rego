@@ -111,7 +111,10 @@ github_shorthand(x) if {
 }
 
 # Environment variables and config that switch the index for every install.
-index_env := `^(pip_index_url|pip_extra_index_url|pip_find_links|pip_trusted_host|uv_index_url|uv_extra_index_url|uv_index|uv_default_index|npm_config_registry|yarn_registry|bundle_mirror__.*|cargo_registries_.*)$`
+index_env := concat("", [
+	`^(pip_index_url|pip_extra_index_url|pip_find_links|pip_trusted_host|uv_index_url|uv_extra_index_url`,
+	`|uv_index|uv_default_index|npm_config_registry|yarn_registry|bundle_mirror__.*|cargo_registries_.*)$`,
+])
 
 # METADATA
 # title: PACKAGE_SOURCE_CONFIG
@@ -119,7 +122,10 @@ index_env := `^(pip_index_url|pip_extra_index_url|pip_find_links|pip_trusted_hos
 # custom:
 #   code: REMOTE_PACKAGE_SOURCE
 #   fix: Keep the default package index; the user adds other sources themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c), "what": w}), "soft": common.soft_command(c, {lower(w)})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "what": w}),
+	"soft": common.soft_command(c, {lower(w)}),
+} if {
 	some c in common.commands
 	some w in source_config(c)
 }
@@ -153,7 +159,10 @@ source_config(c) := ((({upper(k) |
 # custom:
 #   code: REMOTE_PACKAGE_SOURCE
 #   fix: The user adds package repositories themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"path": t.path}),
+	"soft": common.soft_path(t.path),
+} if {
 	some t in common.changes
 	t.kind in {"write", "move"}
 	common.in_table(common.norm(t.path), source_files)
@@ -166,9 +175,16 @@ source_files := {
 
 # --- downloads run as code --------------------------------------------------------------------------
 
-downloaders := {"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "iwr", "invoke-webrequest", "lwp-request", "gh"}
+downloaders := {
+	"curl", "wget", "fetch", "http", "https", "xh", "aria2c", "iwr", "invoke-webrequest",
+	"lwp-request", "gh",
+}
 
-interpreters := {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "powershell", "deno", "bun", "lua", "tclsh", "source", ".", "eval", "iex", "invoke-expression"}
+interpreters := {
+	"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "python", "python2", "python3", "perl",
+	"ruby", "node", "php", "pwsh", "powershell", "deno", "bun", "lua", "tclsh", "source", ".",
+	"eval", "iex", "invoke-expression",
+}
 
 interpreter(c) if common.cmd_name(c) in interpreters
 

@@ -96,7 +96,9 @@ ask contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
 
 # METADATA
 # title: SECRET_COMMAND
-# description: "`{{.command}}` prints secret material (a password store, keychain, token or the environment); the user is asked first."
+# description: >-
+#   `{{.command}}` prints secret material (a password store, keychain, token or the environment);
+#   the user is asked first.
 # custom:
 #   code: SECRET_READ
 #   fix: Approve it only if the task really needs the secret.
@@ -239,14 +241,20 @@ data_flags := {
 	"--body-file",
 }
 
-stream_cmds := {"nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "ftp", "mail", "mailx", "sendmail", "mutt"}
+stream_cmds := {
+	"nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "ftp", "mail", "mailx",
+	"sendmail", "mutt",
+}
 
 # METADATA
 # title: carries_data
 # description: True when an outbound call carries data of its own (not a plain fetch of a URL).
 carries_data if count(input.facts.recipients) > 0
 
-carries_data if input.call.tool in {"web_search", "x_search", "browser_type", "browser_console", "browser_cdp", "send_message", "image_generate", "video_generate"}
+carries_data if input.call.tool in {
+	"web_search", "x_search", "browser_type", "browser_console", "browser_cdp", "send_message",
+	"image_generate", "video_generate",
+}
 
 carries_data if {
 	startswith(input.call.tool, "mcp__")
@@ -302,7 +310,10 @@ command_sends(c) if {
 command_sends(c) if {
 	common.cmd_name(c) in {"gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone"}
 	some a in common.args(c)
-	lower(a) in {"create", "cp", "sync", "copy", "upload", "put", "post", "comment", "send", "edit", "-f", "--field", "--raw-field", "--body", "-b"}
+	lower(a) in {
+		"create", "cp", "sync", "copy", "upload", "put", "post", "comment", "send", "edit", "-f",
+		"--field", "--raw-field", "--body", "-b",
+	}
 }
 
 # Every destination of the call is a recipient or a domain a grant names.

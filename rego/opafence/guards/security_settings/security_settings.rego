@@ -28,7 +28,10 @@ line(c) := substring(common.line(c), 0, 160)
 
 lower_args(c) := [lower(a) | some a in common.args(c)]
 
-defence_services := {"ufw", "firewalld", "nftables", "iptables", "ip6tables", "netfilter-persistent", "apparmor", "auditd", "selinux", "fail2ban", "clamav-daemon", "crowdstrike", "falcon-sensor", "osqueryd"}
+defence_services := {
+	"ufw", "firewalld", "nftables", "iptables", "ip6tables", "netfilter-persistent", "apparmor",
+	"auditd", "selinux", "fail2ban", "clamav-daemon", "crowdstrike", "falcon-sensor", "osqueryd",
+}
 
 # METADATA
 # title: FIREWALL_OFF
@@ -36,7 +39,10 @@ defence_services := {"ufw", "firewalld", "nftables", "iptables", "ip6tables", "n
 # custom:
 #   code: FIREWALL_OFF
 #   fix: Leave the firewall on; open only the port you need, and let the user do it.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {t})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {t}),
+} if {
 	some c in common.commands
 	some t in firewall_off(c)
 }
@@ -97,7 +103,10 @@ firewall_off(c) := {a |
 # custom:
 #   code: SECURITY_OFF
 #   fix: Leave SELinux, AppArmor, SIP and Gatekeeper on; the user changes them themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {t})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {t}),
+} if {
 	some c in common.commands
 	some t in mac_off(c)
 }
@@ -153,7 +162,10 @@ mode_clauses(c) := {x | some x in split(chmod_mode(c), ",")}
 # custom:
 #   code: WORLD_WRITABLE
 #   fix: Grant only what is needed (for a script, `chmod +x` or `chmod 755`), on the files themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c), "what": what}), "soft": common.soft_command(c, {chmod_mode(c)})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "what": what}),
+	"soft": common.soft_command(c, {chmod_mode(c)}),
+} if {
 	some c in common.commands
 	common.cmd_name(c) == "chmod"
 	some m in mode_clauses(c)
@@ -170,7 +182,10 @@ else := {p |
 	system_or_home(p)
 }
 
-system_or_home(p) if common.norm(p) in {"/", "/etc", "/usr", "/bin", "/sbin", "/var", "/opt", "/lib", "/boot", "/root", "/home", "/tmp", "/dev"}
+system_or_home(p) if common.norm(p) in {
+	"/", "/etc", "/usr", "/bin", "/sbin", "/var", "/opt", "/lib", "/boot", "/root", "/home", "/tmp",
+	"/dev",
+}
 
 system_or_home(p) if common.norm(p) == common.norm(input.host.home)
 
@@ -181,11 +196,16 @@ system_or_home(p) if {
 
 # METADATA
 # title: SETUID
-# description: "`{{.command}}` sets a setuid/setgid bit or a file capability, so the file runs with more privileges than its caller."
+# description: >-
+#   `{{.command}}` sets a setuid/setgid bit or a file capability, so the file runs with more
+#   privileges than its caller.
 # custom:
 #   code: SETUID
 #   fix: Do not add setuid, setgid or capabilities; run the program normally.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {chmod_mode(c)})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {chmod_mode(c)}),
+} if {
 	some c in common.commands
 	common.cmd_name(c) == "chmod"
 	some m in mode_clauses(c)
@@ -198,7 +218,10 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 # custom:
 #   code: SETUID
 #   fix: Do not add file capabilities; run the program normally.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {c.name})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {c.name}),
+} if {
 	some c in common.commands
 	common.cmd_name(c) == "setcap"
 }
@@ -209,7 +232,10 @@ findings contains {"reason": reason.render(rego.metadata.rule(), {"command": lin
 # custom:
 #   code: SECURITY_FILE
 #   fix: The user edits these files themselves.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"path": t.path}), "soft": common.soft_path(t.path)} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"path": t.path}),
+	"soft": common.soft_path(t.path),
+} if {
 	some t in common.changes
 	t.kind in {"write", "move", "perm", "delete"}
 	common.in_table(common.norm(t.path), security_files)
@@ -228,7 +254,10 @@ security_files := {
 # custom:
 #   code: TLS_VERIFY_OFF
 #   fix: Keep certificate checks on; add the right CA certificate instead.
-findings contains {"reason": reason.render(rego.metadata.rule(), {"command": line(c)}), "soft": common.soft_command(c, {"false"})} if {
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+	"soft": common.soft_command(c, {"false"}),
+} if {
 	some c in common.commands
 	tls_off(c)
 }

@@ -52,7 +52,11 @@ host_protected contains p if {
 }
 
 # Hermes' and opafence's installed code, wherever a site-packages holds it.
-installed_code := `/(site|dist)-packages/(opafence|hermes_cli|hermes_agent|hermes_plugins|tools|agent|gateway|plugins|model_tools\.py|run_agent\.py)([-_.][^/]*)?(/|$)`
+installed_code := concat("", [
+	`/(site|dist)-packages/`,
+	`(opafence|hermes_cli|hermes_agent|hermes_plugins|tools|agent|gateway|plugins|model_tools\.py|run_agent\.py)`,
+	`([-_.][^/]*)?(/|$)`,
+])
 
 protected(p) if {
 	np := common.norm(p)
@@ -220,7 +224,10 @@ weaker_start(xs) := ({f |
 }
 
 # Environment variables that make Hermes or opafence run weaker, or somewhere else.
-weaker_env := `^(hermes_(safe_mode|yolo_mode|home|ignore_user_config|ignore_rules|enable_project_plugins|accept_hooks|profile)|opafence_[a-z0-9_]*)$`
+weaker_env := concat("", [
+	`^(hermes_(safe_mode|yolo_mode|home|ignore_user_config|ignore_rules|enable_project_plugins|accept_hooks|profile)`,
+	`|opafence_[a-z0-9_]*)$`,
+])
 
 # METADATA
 # title: SELF_PROTECT_ENV
@@ -254,7 +261,10 @@ weaker_env_names contains upper(m[1]) if {
 	some m in regex.find_all_string_submatch_n(env_assignment, common.text, -1)
 }
 
-env_assignment := `(?i)\b(HERMES_(?:SAFE_MODE|YOLO_MODE|HOME|IGNORE_USER_CONFIG|IGNORE_RULES|ENABLE_PROJECT_PLUGINS|ACCEPT_HOOKS|PROFILE)|OPAFENCE_[A-Z0-9_]+)(?:\s*=|["']\s*(?:\]\s*=|,|:))`
+env_assignment := concat("", [
+	`(?i)\b(HERMES_(?:SAFE_MODE|YOLO_MODE|HOME|IGNORE_USER_CONFIG|IGNORE_RULES|ENABLE_PROJECT_PLUGINS`,
+	`|ACCEPT_HOOKS|PROFILE)|OPAFENCE_[A-Z0-9_]+)(?:\s*=|["']\s*(?:\]\s*=|,|:))`,
+])
 
 # --- uninstalling opafence -------------------------------------------------------------------
 
