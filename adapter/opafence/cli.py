@@ -110,6 +110,24 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_facts(args: argparse.Namespace) -> int:
+    """Print the facts opafence derives from one tool call (what Rego sees as input.facts)."""
+    from opafence.facts import build_facts
+    from opafence.inputs import facts_context
+
+    try:
+        call_args = json.loads(args.args)
+    except json.JSONDecodeError as e:
+        print(f"opafence: --args is not valid JSON: {e}", file=sys.stderr)
+        return 2
+    if not isinstance(call_args, dict):
+        print("opafence: --args must be a JSON object (the tool's arguments)", file=sys.stderr)
+        return 2
+    facts = build_facts(args.tool, call_args, facts_context(Host()))
+    sys.stdout.write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="opafence", description="Task-scoped authorization for Hermes Agent.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -143,6 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("demo", help="the offline demo: a prompt-injected inbox task, judged")
     m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
     m.set_defaults(func=cmd_demo)
+
+    f = sub.add_parser(
+        "facts", help="print the normalized facts of one tool call as JSON (Rego's input.facts)"
+    )
+    f.add_argument("--tool", required=True, help="the tool name, e.g. terminal or mcp__gmail__send_email")
+    f.add_argument("--args", required=True, help="the tool's arguments as a JSON object")
+    f.set_defaults(func=cmd_facts)
 
     from opafence.audit_cmd import add_parser as add_audit_parser
 

@@ -1,13 +1,31 @@
 """Raw tool call -> normalized facts for Rego (docs/contract.md, `facts`).
 
-Foundation version: names the tool and nothing else. The facts issue fills in shell, paths,
-URLs, recipients and code. Every builder is pure and never raises."""
+`build_facts` is the one entry point. It is pure (apart from filesystem look-ups that resolve
+symlinks and `~user`) and never raises: an internal error yields facts marked opaque with an
+`internal_error` reason, and Rego never allows what is opaque unless it is harmless anyway.
+
+Each Hermes tool's arguments are read the way Hermes reads them (argument names checked
+against Hermes 0.19.0's schemas in `tools/*.py`); MCP tools and other plugin tools are read by
+argument name and by the shape of the values.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from opafence.facts import code, email, mcp, patch, paths, secrets, shell, url
+from opafence.facts.collect import Collector
+
+MAX_WORDS = 256
+MAX_WALK_DEPTH = 8
+MAX_WALK_ITEMS = 4096
+MAX_SECRET_SCAN = 4 << 20
+
+__all__ = ["FactsContext", "build_facts"]
 
 
 @dataclass(frozen=True)
@@ -17,22 +35,536 @@ class FactsContext:
     hermes_home: str = ""
 
 
-def tool_facts(tool: str) -> dict[str, Any]:
-    if tool.startswith("mcp__"):
-        _, server, name = [*tool.split("__", 2), "", ""][:3]
-        return {"name": tool, "origin": "mcp", "mcp": {"server": server, "name": name, "words": []}}
-    return {"name": tool, "origin": "builtin"}
+# --- argument walking -------------------------------------------------------------------
 
 
-def build_facts(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, Any]:
+def _strings(
+    value: Any, key: str, depth: int = 0, budget: list[int] | None = None
+) -> Iterator[tuple[str, str]]:
+    """(nearest key, string) for every string inside a JSON value, bounded. budget is
+    [items left, 1 if something was left out]."""
+    budget = budget if budget is not None else [MAX_WALK_ITEMS, 0]
+    if budget[0] <= 0 or depth > MAX_WALK_DEPTH:
+        budget[1] = 1
+        return
+    budget[0] -= 1
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _strings(v, str(k), depth + 1, budget)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, key, depth + 1, budget)
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _flatten(args: Mapping[str, Any], col: Collector) -> list[tuple[str, str]]:
+    """(top-level argument name, string) for every string in the arguments, bounded."""
+    budget = [MAX_WALK_ITEMS, 0]
+    flat = [
+        (str(name), text) for name, value in args.items() for _, text in _strings(value, str(name), 0, budget)
+    ]
+    if budget[1]:
+        # Strings nested deeper or further than the bound were not looked at.
+        col.opaque("args_too_large")
+    return flat
+
+
+_ASCII_SEPARATORS = bytes(b for b in range(128) if not chr(b).isalnum())
+_TO_SPACE = bytes.maketrans(_ASCII_SEPARATORS, b" " * len(_ASCII_SEPARATORS))
+
+
+def _tokens(part: str) -> list[str]:
+    """Unique runs of letters and digits (ASCII text takes a path four times faster than re)."""
+    if part.isascii():
+        return [t.decode("ascii") for t in dict.fromkeys(part.encode("ascii").translate(_TO_SPACE).split())]
+    return list(dict.fromkeys(_WORD.findall(part)))
+
+
+def _words(flat: list[tuple[str, str]]) -> list[str]:
+    """Lower-case word tokens of all string values; short values (names, paths, commands) first
+    so that a long content argument cannot push them out of the bound."""
+    values = sorted((s for _, s in flat), key=len)
+    out: dict[str, None] = {}
+    for text in values:
+        for start in range(0, len(text), 8192):
+            # tokens of a slice, deduplicated in C, keep long contents cheap
+            for token in _tokens(text[start : start + 8192]):
+                low = token.lower()
+                if len(low) >= 2:
+                    out[low] = None
+                if not (token.islower() or token.isupper() or token.isdigit()):
+                    for part in _CAMEL_SPLIT.findall(token):
+                        if len(part) >= 2:
+                            out[part.lower()] = None
+                if len(out) >= MAX_WORDS:
+                    return list(out)[:MAX_WORDS]
+    return list(out)
+
+
+def _secrets(flat: list[tuple[str, str]], col: Collector) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    budget = MAX_SECRET_SCAN
+    for name, text in flat:
+        if budget < len(text):
+            col.opaque("secret_scan_truncated")
+            break
+        budget -= len(text)
+        for kind in secrets.find_kinds(text):
+            if (name, kind) not in seen:
+                seen.add((name, kind))
+                found.append({"arg": name, "kind": kind})
+    return found
+
+
+# --- per-tool readers -------------------------------------------------------------------
+
+
+class _Call:
+    def __init__(self, tool: str, args: Mapping[str, Any], ctx: FactsContext, col: Collector) -> None:
+        self.tool = tool
+        self.args = args
+        self.ctx = ctx
+        self.col = col
+        self.recipients: list[dict[str, Any]] = []
+        self.shell_present = False
+
+    @property
+    def hermes_home(self) -> str:
+        return self.ctx.hermes_home or os.path.join(self.ctx.home or "/", ".hermes")
+
+    def str_arg(self, name: str) -> str | None:
+        value = self.args.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.col.opaque(f"arg_not_string:{name}")
+            return None
+        return value
+
+    def path(self, raw: str, arg: str, op: str = "", base: str | None = None) -> str:
+        norm = paths.normalize(raw, base or self.col.cwd, self.ctx.home, self.col.cache)
+        if norm.problem:
+            self.col.opaque(norm.problem)
+        self.col.add_path(raw, norm.path, arg, "arg", op)
+        return norm.path
+
+    def path_arg(self, name: str, op: str = "", default: str | None = None) -> None:
+        value = self.args.get(name, default)
+        if isinstance(value, str) and value.strip():
+            self.path(value, name, op)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, str) and item.strip():
+                    self.path(item, name, op)
+        elif value is not None and not isinstance(value, str):
+            self.col.opaque(f"arg_not_string:{name}")
+
+    def url_or_path(self, name: str) -> None:
+        value = self.args.get(name)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if not isinstance(item, str) or not item.strip():
+                continue
+            if url.is_url(item) and not item.strip().lower().startswith("file:"):
+                self.add_url(item, name)
+            else:
+                self.path(item, name)
+
+    def add_url(self, raw: str, arg: str, target: bool = True) -> None:
+        fact, problem = url.parse_target(raw, arg) if target else url.parse(raw, arg)
+        if problem:
+            self.col.opaque(problem)
+        if fact is not None:
+            self.col.add_url(fact)
+            if fact["scheme"] == "file":
+                self.path(fact["path"] or "/", arg)
+            elif fact["scheme"] == "mailto":
+                self.recipients.extend(email.parse_recipients(raw, arg))
+
+    def url_arg(self, name: str) -> None:
+        value = self.args.get(name)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, str) and item.strip():
+                self.add_url(item, name)
+            elif item is not None and not isinstance(item, str):
+                self.col.opaque(f"arg_not_string:{name}")
+
+    def shell(self, text: str, arg: str, cwd: str | None) -> None:
+        self.shell_present = True
+        self.col.arg = arg
+        shell.parse_into(self.col, text, cwd)
+
+    def python(self, text: str, arg: str) -> None:
+        self.col.arg = arg
+        code.parse_into(self.col, text, self.col.cwd, 0, "code")
+
+    def patch_text(self, text: str, arg: str) -> None:
+        for raw, op in patch.parse_patch(text):
+            norm = paths.normalize(raw, self.col.cwd, self.ctx.home, self.col.cache)
+            if norm.problem:
+                self.col.opaque(norm.problem)
+            self.col.add_path(raw, norm.path, arg, "patch", op)
+
+
+def _terminal(c: _Call) -> None:
+    cwd: str | None = c.col.cwd
+    workdir = c.str_arg("workdir")
+    if workdir and workdir.strip():
+        cwd = c.path(workdir, "workdir") or None
+    command = c.str_arg("command")
+    c.shell_present = True
+    if command is not None:
+        c.shell(command, "command", cwd)
+
+
+def _process(c: _Call) -> None:
+    action = c.args.get("action")
+    if action in ("write", "submit"):
+        data = c.str_arg("data")
+        c.shell_present = True
+        if data is not None:
+            c.shell(data, "data", c.col.cwd)
+
+
+def _execute_code(c: _Call) -> None:
+    text = c.str_arg("code")
+    c.col.code_facts()
+    if text is not None:
+        c.python(text, "code")
+
+
+def _file(c: _Call) -> None:
+    c.path_arg("path")
+
+
+def _patch(c: _Call) -> None:
+    c.path_arg("path")
+    text = c.str_arg("patch")
+    if text:
+        c.patch_text(text, "patch")
+
+
+def _search_files(c: _Call) -> None:
+    c.path_arg("path", default=".")
+
+
+def _skill_dir(c: _Call) -> str | None:
+    name = c.str_arg("name")
+    if not name:
+        return None
+    category = c.str_arg("category")
+    parts = [c.hermes_home, "skills"]
+    if category:
+        parts.append(category)
+    parts.append(name)
+    return os.path.join(*parts)
+
+
+def _skill(c: _Call) -> None:
+    base = _skill_dir(c)
+    if base is None:
+        return
+    name = c.str_arg("name") or ""
+    if paths.problem(base):
+        c.col.opaque(paths.problem(base))
+        return
+    c.col.add_path(name, paths.resolve(base, "/", c.col.cache), "name", "arg", "")
+    file_path = c.str_arg("file_path")
+    if file_path:
+        full = os.path.join(base, file_path)
+        if paths.problem(full):
+            c.col.opaque(paths.problem(full))
+        else:
+            c.col.add_path(file_path, paths.resolve(full, "/", c.col.cache), "file_path", "arg", "")
+
+
+def _cronjob(c: _Call) -> None:
+    script = c.str_arg("script")
+    if script and script.strip():
+        # Hermes runs cron scripts from $HERMES_HOME/scripts/ when the path is relative.
+        expanded, bad = paths.expand_tilde(script.strip(), c.ctx.home, c.col.cwd)
+        if bad:
+            c.col.opaque(bad)
+        else:
+            c.path(expanded, "script", base=os.path.join(c.hermes_home, "scripts"))
+    workdir = c.str_arg("workdir")
+    if workdir and workdir.strip():
+        c.path(workdir, "workdir")
+
+
+def _vision(c: _Call) -> None:
+    for name in ("image_url", "video_url", "reference_image_urls"):
+        if name in c.args:
+            c.url_or_path(name)
+
+
+def _tts(c: _Call) -> None:
+    c.path_arg("output_path")
+
+
+def _browser_navigate(c: _Call) -> None:
+    c.url_arg("url")
+
+
+def _web_extract(c: _Call) -> None:
+    c.url_arg("urls")
+
+
+def _text_urls(name: str) -> Callable[[_Call], None]:
+    def read(c: _Call) -> None:
+        for key, text in _strings(c.args.get(name), name):
+            del key
+            for fact in url.find_in_text(text, name):
+                c.col.add_url(fact)
+
+    return read
+
+
+def _browser_cdp(c: _Call) -> None:
+    for key, text in _strings(c.args.get("params"), "params"):
+        if url.is_url(text) or (key in ("url", "uri", "href") and text.strip()):
+            c.add_url(text, "params")
+
+
+def _kanban_attach_url(c: _Call) -> None:
+    c.url_arg("url")
+
+
+def _kanban_create(c: _Call) -> None:
+    c.path_arg("workspace_path")
+
+
+def _kanban_complete(c: _Call) -> None:
+    c.path_arg("artifacts")
+
+
+def _project_create(c: _Call) -> None:
+    c.path_arg("path")
+
+
+def _yb_send_dm(c: _Call) -> None:
+    c.url_or_path("media_files")
+
+
+_PATH_KEYS = frozenset(
+    {
+        "path",
+        "paths",
+        "file",
+        "files",
+        "file_path",
+        "filepath",
+        "filename",
+        "file_name",
+        "dir",
+        "dirname",
+        "directory",
+        "folder",
+        "src",
+        "dst",
+        "output",
+        "output_path",
+        "input_path",
+        "local_path",
+        "attachment",
+        "attachments",
+        "workdir",
+        "cwd",
+        "root",
+        "repo_path",
+    }
+)
+_PATH_SUFFIXES = ("_path", "_paths", "_file", "_files", "_dir", "_directory", "_folder")
+_URL_KEYS = frozenset({"url", "urls", "uri", "href", "link", "links", "endpoint", "webhook", "webhook_url"})
+_URL_SUFFIXES = ("_url", "_urls", "_uri", "_endpoint")
+_SHELL_WORDS = frozenset(
+    {
+        "shell",
+        "terminal",
+        "bash",
+        "sh",
+        "zsh",
+        "exec",
+        "execute",
+        "run",
+        "command",
+        "cmd",
+        "process",
+        "spawn",
+        "ssh",
+    }
+)
+_SHELL_KEYS = frozenset({"command", "cmd", "shell_command", "bash_command", "commandline", "command_line"})
+_CODE_KEYS = frozenset({"code", "python_code", "source", "script"})
+
+
+def _path_shaped(text: str) -> bool:
+    t = text.strip()
+    return (
+        2 <= len(t) <= paths.MAX_PATH
+        and (t.startswith("/") or t.startswith("~/") or t == "~")
+        and "\n" not in t
+        and not t.startswith("//")
+        and (len(t) < 2 or t[1] != " ")
+    )
+
+
+def _generic(c: _Call) -> None:
+    """MCP and other plugin tools: every argument is read by its name and by its shape."""
+    words = set(mcp.split_words(c.tool))
+    runs_commands = bool(words & _SHELL_WORDS)
+    runs_python = "python" in words or str(c.args.get("language", "")).lower() in ("python", "python3", "py")
+    for top, value in c.args.items():
+        top_key = str(top)
+        for key, text in _strings(value, top_key):
+            low = key.lower()
+            stripped = text.strip()
+            if not stripped:
+                continue
+            if email.recipient_field(low) or (not email.sender_field(low) and email.is_address_list(text)):
+                c.recipients.extend(email.parse_recipients(text, key))
+            if low in _SHELL_KEYS and runs_commands:
+                c.shell(text, top_key, c.col.cwd)
+                continue
+            if low in _CODE_KEYS and runs_python:
+                c.python(text, top_key)
+                continue
+            if url.is_url(stripped):
+                c.add_url(stripped, top_key, target=False)
+            elif low in _URL_KEYS or low.endswith(_URL_SUFFIXES):
+                c.add_url(stripped, top_key)
+            elif (low in _PATH_KEYS or low.endswith(_PATH_SUFFIXES) or _path_shaped(stripped)) and (
+                "\n" not in stripped and len(stripped) <= paths.MAX_PATH
+            ):
+                c.path(stripped, top_key)
+
+
+_READERS: dict[str, Callable[[_Call], None]] = {
+    "terminal": _terminal,
+    "process": _process,
+    "execute_code": _execute_code,
+    "read_file": _file,
+    "write_file": _file,
+    "patch": _patch,
+    "search_files": _search_files,
+    "skill_manage": _skill,
+    "skill_view": _skill,
+    "cronjob": _cronjob,
+    "vision_analyze": _vision,
+    "video_analyze": _vision,
+    "image_generate": _vision,
+    "video_generate": _vision,
+    "xai_video_edit": _vision,
+    "xai_video_extend": _vision,
+    "text_to_speech": _tts,
+    "browser_navigate": _browser_navigate,
+    "browser_console": _text_urls("expression"),
+    "browser_cdp": _browser_cdp,
+    "web_extract": _web_extract,
+    "kanban_attach_url": _kanban_attach_url,
+    "kanban_create": _kanban_create,
+    "kanban_complete": _kanban_complete,
+    "project_create": _project_create,
+    "yb_send_dm": _yb_send_dm,
+}
+
+
+# --- entry point ------------------------------------------------------------------------
+
+
+def _absolute(cwd: str, home: str) -> str:
+    if cwd and cwd.startswith("/"):
+        return cwd
+    return home if home.startswith("/") else "/"
+
+
+def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, Any]:
+    col = Collector(home=ctx.home, cwd=_absolute(ctx.cwd, ctx.home), hermes_home=ctx.hermes_home)
+    if not isinstance(tool, str):
+        tool = str(tool)
+        col.opaque("tool_not_string")
+    if not isinstance(args, Mapping):
+        col.opaque("args_not_object")
+        args = {}
+    tool_facts = mcp.tool_facts(tool)
+    flat = _flatten(args, col)
+    call = _Call(tool, args, ctx, col)
+    reader = _READERS.get(tool)
+    if reader is not None:
+        reader(call)
+    elif tool_facts["origin"] != "builtin":
+        _generic(call)
+    facts: dict[str, Any] = {
+        "tool": tool_facts,
+        "paths": col.paths,
+        "urls": col.urls,
+        "recipients": _unique_recipients(call.recipients, col),
+        "secrets": _secrets(flat, col),
+        "words": _words(flat),
+        "content_bytes": sum(_utf8_len(s) for _, s in flat),
+        "opaque": False,
+        "opaque_reasons": [],
+    }
+    if call.shell_present or col.shell_seen:
+        facts["shell"] = {
+            "opaque": bool(col.shell_reasons),
+            "opaque_reasons": col.shell_reasons,
+            "commands": col.commands,
+        }
+    if col.code is not None:
+        facts["code"] = col.code
+    facts["opaque"] = bool(col.reasons)
+    facts["opaque_reasons"] = col.reasons
+    return facts
+
+
+def _unique_recipients(found: list[dict[str, Any]], col: Collector) -> list[dict[str, Any]]:
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for r in found:
+        key = (r["address"], r["field"])
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    if len(out) > email.MAX_RECIPIENTS:
+        # Rego cannot check recipients it is not shown.
+        col.opaque("too_many_recipients")
+    return out[: email.MAX_RECIPIENTS]
+
+
+def _failed(tool: Any, exc: BaseException) -> dict[str, Any]:
+    name = tool if isinstance(tool, str) else ""
+    try:
+        tool_facts = mcp.tool_facts(name)
+    except Exception:
+        tool_facts = {"name": name, "origin": "other"}
     return {
-        "tool": tool_facts(tool),
+        "tool": tool_facts,
         "paths": [],
         "urls": [],
         "recipients": [],
         "secrets": [],
         "words": [],
         "content_bytes": 0,
-        "opaque": False,
-        "opaque_reasons": [],
+        "opaque": True,
+        "opaque_reasons": [f"internal_error:{type(exc).__name__}"],
     }
+
+
+def build_facts(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, Any]:
+    """The `facts` of one tool call. Never raises."""
+    try:
+        return _build(tool, args, ctx)
+    except Exception as exc:  # a parser bug must block (opaque), never crash the hook
+        return _failed(tool, exc)

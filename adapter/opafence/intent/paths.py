@@ -1,44 +1,34 @@
-"""Paths the owner names, made canonical the way the facts builder makes call paths canonical.
+"""Paths the owner names, made canonical exactly the way the facts builder makes call paths
+canonical (opafence.facts.paths.normalize), so a grant's bound and a call's target compare.
 
-Relative to the host's cwd, `~` and `$HOME` expanded with the host's home, `..` and `//`
-collapsed, symlinks resolved. A small local canonicalizer: the facts issue writes
-`opafence/facts/paths.py`; the lead unifies the two when both have landed."""
+On top of that, the owner's words are held to a stricter reading: `~user` (another user's
+home) and variables other than $HOME have no single meaning in a request, so they bound
+nothing."""
 
 from __future__ import annotations
 
 import os
 import re
 
+from opafence.facts.paths import normalize
 from opafence.host import Host
 
 _WILDCARD = re.compile(r"[*?\[\]{}]")
 _HOME_DIR = re.compile(r"^/(?:home|Users)/[^/]+$|^/root$|^/var/root$")
+_QUOTES = "`'\"\u201c\u201d\u2018\u2019"
 
 
 def canonical(raw: str, host: Host) -> str | None:
     """The canonical absolute path of a path the owner wrote, or None when it has no single meaning."""
-    s = raw.strip().strip("`'\"“”\u2018\u2019")
+    s = raw.strip().strip(_QUOTES)
     if not s or "\x00" in s or len(s) > 4096:
         return None
-    home = host.home.rstrip("/") or "/"
-    if s == "~" or s.startswith("~/"):
-        s = home + s[1:]
-    elif s.startswith("~"):
+    if s.startswith("~") and not (s == "~" or s.startswith("~/")):
         return None  # ~user: another user's home, which we cannot know
-    for var in ("${HOME}", "$HOME"):
-        if s == var or s.startswith(var + "/"):
-            s = home + s[len(var) :]
-    if "$" in s:
+    if "$" in s.replace("${HOME}", "").replace("$HOME", ""):
         return None  # another variable: its value is not the owner's words
-    if not os.path.isabs(s):
-        s = os.path.join(host.cwd or "/", s)
-    s = os.path.normpath(s)
-    if s.startswith("//"):
-        s = "/" + s.lstrip("/")
-    try:
-        return os.path.realpath(s)
-    except (OSError, ValueError):
-        return s
+    found = normalize(s, host.cwd or "/", host.home)
+    return found.path or None
 
 
 def refused(raw: str, path: str, host: Host) -> str:
