@@ -82,6 +82,29 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    from opafence.explain import explain_call, render
+
+    try:
+        call_args = json.loads(args.args)
+    except json.JSONDecodeError as e:
+        print(f"opafence: --args is not valid JSON: {e.msg} at column {e.colno}", file=sys.stderr)
+        return 2
+    if not isinstance(call_args, dict):
+        print("opafence: --args must be a JSON object", file=sys.stderr)
+        return 2
+    config = _load(args)
+    with tempfile.TemporaryDirectory(prefix="opafence-explain-") as scratch:
+        bridge = start_bridge(config, Path(scratch))
+        try:
+            judge = Judge(bridge, batch_host(config, args.unattended), config)
+            result = explain_call(judge, args.message, args.tool, call_args, args.trace)
+        finally:
+            bridge.close()
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else render(result))
+    return 0
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from opafence.intent import compile_explained
     from opafence.intent.explain import render
@@ -162,6 +185,23 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
     m.set_defaults(func=cmd_demo)
 
+    e = sub.add_parser("explain", help="judge one tool call and show the verdict, reasons, classes and facts")
+    e.add_argument("--message", required=True, help="the user's message that starts the task")
+    e.add_argument("--tool", required=True, help="the tool name, as Hermes calls it")
+    e.add_argument("--args", default="{}", help="the tool's arguments as a JSON object")
+    e.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    e.add_argument(
+        "--trace",
+        nargs="?",
+        const="full",
+        choices=["notes", "fails", "full"],
+        help="add OPA's explanation of the evaluation (default: full)",
+    )
+    e.add_argument("--unattended", action="store_true", help="judge as a host where nobody can answer an ask")
+    e.add_argument(
+        "--config", help="config file (default: $OPAFENCE_CONFIG or $HERMES_HOME/opafence/config.yaml)"
+    )
+    e.set_defaults(func=cmd_explain)
     f = sub.add_parser(
         "facts", help="print the normalized facts of one tool call as JSON (Rego's input.facts)"
     )

@@ -1,0 +1,58 @@
+package opafence.classify.mcp_test
+
+import data.opafence.classify
+import data.opafence.classify.mcp
+import data.opafence.testing.mcp_input
+import data.opafence.testing.recipient
+import data.opafence.testing.report
+
+# MCP tools as Hermes names them, with the words the facts builder gives.
+cases := [
+	{"tool": "mcp__gmail__list_messages", "words": ["list", "messages"], "want": {"READ"}},
+	{"tool": "mcp__gmail__send_email", "words": ["send", "email"], "want": {"COMMUNICATION"}},
+	{"tool": "mcp__gmail__create_draft", "words": ["create", "draft"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__crm__getOrCreate_contact", "words": ["get", "or", "create", "contact"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__shop__check_out", "words": ["check", "out"], "want": {"FINANCIAL"}},
+	{"tool": "mcp__mail__read_and_archive", "words": ["read", "and", "archive"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__x__do_thing", "words": ["do", "thing"], "want": {"UNKNOWN"}},
+	{"tool": "mcp__fs__read_resource", "words": ["read", "resource"], "want": {"READ"}},
+	{"tool": "mcp__fs__list_resources", "words": ["list", "resources"], "want": {"READ"}},
+	{"tool": "mcp__drive__share_file", "words": ["share", "file"], "want": {"COMMUNICATION", "PERMISSION_CHANGE"}},
+	{"tool": "mcp__github__delete_repository", "words": ["delete", "repository"], "want": {"DELETE"}},
+	# Without words from the facts, the name is split here.
+	{"tool": "mcp__slack__post_message", "words": [], "want": {"COMMUNICATION"}},
+	{"tool": "mcp__bank__Transfer-Funds.now", "words": [], "want": {"FINANCIAL"}},
+]
+
+test_mcp_table if {
+	bad := [{"tool": row.tool, "got": got, "want": row.want} |
+		some row in cases
+		got := classify.classes with input as mcp_input(row.tool, row.words, {})
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+test_mcp_is_egress if {
+	classify.egress with input as mcp_input("mcp__gmail__list_messages", ["list", "messages"], {})
+}
+
+test_mcp_recipients_are_targets if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"recipients": [
+		recipient("John@Example.com", "to"),
+		recipient("eve@evil.example", "cc"),
+	]})
+	classify.targets.COMMUNICATION.recipients == ["eve@evil.example", "john@example.com"] with input as inp
+	classify.targets.COMMUNICATION.open == false with input as inp
+}
+
+test_unreadable_recipient_makes_the_message_open if {
+	bad := {"raw": "the team", "address": "", "local": "", "domain": "", "field": "to", "valid": false}
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"recipients": [recipient("john@example.com", "to"), bad]})
+	classify.targets.COMMUNICATION.open == true with input as inp
+}
+
+test_not_mcp if {
+	not mcp.is_mcp with input as {"call": {"tool": "read_file"}}
+}

@@ -1,0 +1,487 @@
+# Shell classification, command-specific rules:
+#   the commands whose effect depends on more than their options: find's actions, sed and awk
+#   scripts, shells and interpreters, remote copies, git, dd, and commands that touch opafence
+#   or Hermes themselves.
+package opafence.classify.shell
+
+import data.opafence.lib.paths
+
+special_actions(cmd) := set() if {
+	special(cmd) == ""
+} else := special_set(special(cmd), cmd)
+
+special_set("find", cmd) := find_actions(cmd)
+
+special_set("sed", cmd) := sed_actions(cmd)
+
+special_set("awk", cmd) := awk_actions(cmd)
+
+special_set("tee", cmd) := {act("LOCAL_WRITE", {"paths": ps, "argv": cmd.argv}) |
+	ps := target_paths(cmd, "operands")
+	count(ps) > 0
+}
+
+special_set("uniq", cmd) := {act("LOCAL_WRITE", {"paths": {operand_paths(cmd)[1]}, "argv": cmd.argv}) |
+	count(operand_paths(cmd)) > 1
+}
+
+special_set("xxd", cmd) := {act("LOCAL_WRITE", {"paths": {operand_paths(cmd)[1]}, "argv": cmd.argv}) |
+	count(operand_paths(cmd)) > 1
+}
+
+special_set("dd", cmd) := {dd_write(cmd, op) |
+	some op in operands(cmd)
+	startswith(op, "of=")
+}
+
+special_set("envset", cmd) := {act("SELF_MODIFICATION", {"argv": cmd.argv}) |
+	some op in operands(cmd)
+	selfmod_env(op)
+}
+
+special_set("killname", cmd) := {act("SELF_MODIFICATION", {"argv": cmd.argv}) |
+	some op in operands(cmd)
+	some name in {"opa", "hermes", "hermes-agent", "opafence"}
+	contains(lower(op), name)
+}
+
+special_set("shell", cmd) := stdin_program(cmd)
+
+special_set("interp", cmd) := stdin_program(cmd)
+
+special_set("source", cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}}) | activate_script(cmd)}
+
+special_set("httpie", cmd) := httpie_actions(cmd)
+
+special_set("ip", cmd) := {act("EXECUTION", {"argv": cmd.argv, "caps": {"run_command"}}) |
+	some op in operands(cmd)
+	op in {"add", "del", "delete", "set", "flush", "change", "replace", "append"}
+}
+
+special_set("remote", cmd) := remote_actions(cmd)
+
+special_set("git_push", cmd) := git_push_actions(cmd)
+
+special_set("git_discard", cmd) := {act("DELETE", {"paths": target_paths(cmd, "operands_or_repo"), "argv": cmd.argv}) |
+	git_discards(cmd)
+}
+
+special_set("git", cmd) := git_exec_actions(cmd)
+
+special_set("", _) := set()
+
+# --- find ------------------------------------------------------------------------------------
+
+find_expr_start(argv) := min({i |
+	some i, t in argv
+	i > 0
+	find_expr_token(t)
+}) if {
+	some i, t in argv
+	i > 0
+	find_expr_token(t)
+} else := count(argv)
+
+find_expr_token(t) if startswith(t, "-")
+
+find_expr_token(t) if t in {"(", "!", "\\(", "\\!"}
+
+find_roots(cmd) := {p | some p in array.slice(operand_paths(cmd), 0, find_expr_start(cmd.argv) - 1)} if {
+	find_expr_start(cmd.argv) > 1
+} else := {cwd}
+
+find_exec_flags := {"-exec", "-execdir", "-ok", "-okdir"}
+
+find_write_flags := {"-fprint", "-fprint0", "-fprintf", "-fls"}
+
+# Commands find may run on what it found that only read it.
+find_exec_reads := {
+	"grep", "egrep", "fgrep", "cat", "head", "tail", "wc", "ls", "file", "stat", "md5sum", "sha1sum",
+	"sha256sum", "du", "basename", "dirname", "echo", "printf", "test", "[", "readlink", "realpath",
+}
+
+find_exec_deletes := {"rm", "unlink", "shred", "rmdir"}
+
+find_exec_perms := {"chmod", "chown", "chgrp", "setfacl"}
+
+find_actions(cmd) := ({act("DELETE", {"paths": find_roots(cmd), "argv": cmd.argv}) |
+	"-delete" in cmd.argv
+} | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	some t in cmd.argv
+	t in find_write_flags
+}) | {a |
+	some i, t in cmd.argv
+	t in find_exec_flags
+	some a in find_exec_action(cmd, array.slice(cmd.argv, i + 1, find_exec_end(cmd.argv, i)))
+}
+
+find_exec_end(argv, i) := min({j |
+	some j, t in argv
+	j > i
+	t in {";", "\\;", "+"}
+}) if {
+	some j, t in argv
+	j > i
+	t in {";", "\\;", "+"}
+} else := count(argv)
+
+exec_name(sub) := n if {
+	parts := split(sub[0], "/")
+	n := parts[count(parts) - 1]
+}
+
+find_exec_action(cmd, sub) := {act("READ", {"paths": find_roots(cmd)})} if {
+	exec_name(sub) in find_exec_reads
+} else := {act("DELETE", {"paths": find_roots(cmd), "argv": sub})} if {
+	exec_name(sub) in find_exec_deletes
+} else := {act("PERMISSION_CHANGE", {"paths": find_roots(cmd), "argv": sub, "caps": {exec_name(sub)}})} if {
+	exec_name(sub) in find_exec_perms
+} else := {act("EXECUTION", {"caps": {"run_command"}, "argv": sub, "open": true})}
+
+# --- sed ---------------------------------------------------------------------------------------
+
+sed_in_place(cmd) if flag_given(cmd, "-i")
+
+sed_in_place(cmd) if {
+	some f in flags(cmd)
+	startswith(f, "--in-place")
+}
+
+sed_in_place(cmd) if {
+	some f in flags(cmd)
+	regex.match(`^-[a-zA-Z]*i`, f)
+	not startswith(f, "--")
+}
+
+sed_script_flag(cmd) if {
+	some f in {"-e", "--expression", "-f", "--file"}
+	flag_given(cmd, f)
+}
+
+# Without -e / -f the first operand is the script; the rest are the files.
+sed_scripts(cmd) := [s | some s in operands(cmd)] if sed_script_flag(cmd)
+
+else := array.slice(operands(cmd), 0, 1)
+
+sed_files(cmd) := {p | some p in operand_paths(cmd)} if sed_script_flag(cmd)
+
+else := {p | some p in array.slice(operand_paths(cmd), 1, count(operand_paths(cmd)))}
+
+sed_address := `([0-9]+|\$|/[^/]*/)?(,([0-9]+|\$|/[^/]*/))?!?`
+
+sed_writes(script) if regex.match(`/[gpIiMme0-9]*w\s+\S`, script)
+
+sed_writes(script) if regex.match(concat("", [`(^|[;{}\n])\s*`, sed_address, `\s*[wW]\s+\S`]), script)
+
+sed_executes(script) if regex.match(`/[gpIiMmw0-9]*e\s*($|[;}\n])`, script)
+
+sed_executes(script) if regex.match(concat("", [`(^|[;{}\n])\s*`, sed_address, `\s*e(\s|;|$)`]), script)
+
+sed_sandboxed(cmd) if flag_given(cmd, "--sandbox")
+
+sed_actions(cmd) := ({act("LOCAL_WRITE", {"paths": sed_files(cmd), "argv": cmd.argv, "open": count(sed_files(cmd)) == 0}) |
+	sed_in_place(cmd)
+} | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	not sed_sandboxed(cmd)
+	some s in sed_scripts(cmd)
+	sed_writes(s)
+}) | {act("EXECUTION", {"caps": {"run_command"}, "argv": cmd.argv, "open": true}) |
+	not sed_sandboxed(cmd)
+	some s in sed_scripts(cmd)
+	sed_executes(s)
+}
+
+# --- awk ---------------------------------------------------------------------------------------
+
+awk_executes(program) if regex.match(`system\s*\(|\|\s*getline|\|&|print[f]?[^;}]*\|`, program)
+
+awk_writes(program) if regex.match(`print[f]?[^;}]*>`, program)
+
+awk_actions(cmd) := (({act("EXECUTION", {"caps": {"run_command"}, "argv": cmd.argv, "open": true}) |
+	some op in operands(cmd)
+	awk_executes(op)
+} | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	some op in operands(cmd)
+	awk_writes(op)
+}) | {act("EXECUTION", {"caps": {"run_command"}, "argv": cmd.argv}) |
+	some f in {"-f", "--file", "-E", "--exec"}
+	flag_given(cmd, f)
+}) | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	some f in {"-i", "--include", "--inplace"}
+	flag_given(cmd, f)
+}
+
+# --- shells and interpreters -------------------------------------------------------------------
+
+# sh -c '...': the facts builder parsed the body into commands of its own; the wrapper adds
+# nothing. (When the body could not be parsed, the shell is opaque, which is UNKNOWN.)
+transparent_shell(cmd) if {
+	spec(cmd).special == "shell"
+	flag_given(cmd, "-c")
+}
+
+inline_code(cmd) if {
+	some f, _ in data.opafence.classify.shell.inline_flags
+	flag_given(cmd, f)
+}
+
+# curl ... | sh, python - < x: a program read from another command is not known.
+stdin_program(cmd) := ({act("UNKNOWN", {"argv": cmd.argv, "why": "program read from a pipe"}) |
+	object.get(cmd, "pipe_from", "") != ""
+	not inline_code(cmd)
+	count(operands(cmd)) == 0
+} | {act("UNKNOWN", {"argv": cmd.argv, "why": "program read from standard input"}) |
+	flag_given(cmd, "-s")
+	spec(cmd).special == "shell"
+}) | {act("UNKNOWN", {"argv": cmd.argv, "why": "program read from standard input"}) |
+	"-" in operands(cmd)
+}
+
+activate_script(cmd) if {
+	spec(cmd).special == "source"
+	count(operands(cmd)) > 0
+	every op in operands(cmd) {
+		regex.match(`(^|/)bin/activate(\.fish|\.csh)?$`, op)
+	}
+}
+
+# --- httpie ------------------------------------------------------------------------------------
+
+httpie_methods := {"POST", "PUT", "PATCH", "DELETE"}
+
+httpie_actions(cmd) := ({act("EXTERNAL_WRITE", {"domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
+	some op in operands(cmd)
+	httpie_write_item(op)
+} | {act("EXTERNAL_WRITE", {"domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
+	some f in {"-f", "--form", "--multipart", "--raw"}
+	flag_given(cmd, f)
+}) | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	some f in {"-d", "--download", "-o", "--output", "--session"}
+	flag_given(cmd, f)
+}
+
+httpie_write_item(op) if op in httpie_methods
+
+httpie_write_item(op) if {
+	not contains(op, "://")
+	regex.match(`^[^=:@/]+(==|=|:=|@|=@|:=@)`, op)
+	not regex.match(`^[^=:@/]+==`, op)
+}
+
+# --- remote copies and shells ------------------------------------------------------------------
+
+remote_pattern := `^(?:[^@/:\s]+@)?(\[[^\]]+\]|[A-Za-z0-9._-]+):`
+
+remote_spec(s) if {
+	not contains(s, "://")
+	regex.match(remote_pattern, s)
+}
+
+remote_host(s) := lower(trim(m[0][1], "[]")) if {
+	remote_spec(s)
+	m := regex.find_all_string_submatch_n(remote_pattern, s, 1)
+}
+
+login_host(s) := lower(parts[count(parts) - 1]) if {
+	not contains(s, ":")
+	parts := split(s, "@")
+}
+
+remote_hosts(cmd) := {h | some op in operands(cmd); h := remote_host(op)} | login_hosts(cmd) if {
+	spec(cmd).special == "remote"
+} else := set()
+
+# ssh user@host ...: the first operand is the host.
+login_hosts(cmd) := {login_host(operands(cmd)[0])} if {
+	cmd.meta.nname in {"ssh", "mosh", "sftp", "ssh-copy-id"}
+	count(operands(cmd)) > 0
+} else := set()
+
+remote_last(cmd) if remote_spec(operands(cmd)[count(operands(cmd)) - 1])
+
+rsync_delete(cmd) if {
+	some f in flags(cmd)
+	startswith(f, "--delete")
+}
+
+rsync_delete(cmd) if flag_given(cmd, "--remove-source-files")
+
+copy_tools := {"scp", "rsync"}
+
+remote_actions(cmd) := ({act("EXTERNAL_WRITE", {"domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
+	cmd.meta.nname in copy_tools
+	remote_last(cmd)
+} | {act("LOCAL_WRITE", {"paths": target_paths(cmd, "last"), "argv": cmd.argv}) |
+	cmd.meta.nname in copy_tools
+	count(operands(cmd)) > 1
+	not remote_last(cmd)
+}) | {act("DELETE", {"paths": rsync_delete_paths(cmd), "domains": domains(cmd), "argv": cmd.argv, "egress": true}) |
+	cmd.meta.nname in copy_tools
+	rsync_delete(cmd)
+}
+
+rsync_delete_paths(cmd) := set() if remote_last(cmd)
+
+else := target_paths(cmd, "last")
+
+# --- git ---------------------------------------------------------------------------------------
+
+# Index in argv of the git subcommand (the first word that is not a global option or its value).
+git_sub_index(argv) := min({i |
+	some i, t in argv
+	i > 0
+	not startswith(t, "-")
+	not data.opafence.classify.shell.git_value_options[argv[i - 1]]
+})
+
+git_resolved(cmd) := [s, k + 2] if {
+	si := git_sub_index(cmd.argv)
+	k := git_operands_before(cmd.argv, si)
+	not startswith(cmd.argv[si + 1], "-")
+	t := data.opafence.classify.shell.git_table[concat(" ", [cmd.argv[si], cmd.argv[si + 1]])]
+	s := object.union({"targets": "repo"}, t)
+} else := [s, k + 1] if {
+	si := git_sub_index(cmd.argv)
+	k := git_operands_before(cmd.argv, si)
+	t := data.opafence.classify.shell.git_table[cmd.argv[si]]
+	s := object.union({"targets": "repo"}, t)
+} else := [{"classes": ["EXECUTION", "UNKNOWN"], "targets": "none"}, 0] if {
+	git_sub_index(cmd.argv)
+} else := [{"classes": ["READ"]}, 0]
+
+# Non-option words before the subcommand (values of -C / -c): they are operands too.
+git_operands_before(argv, si) := count([t |
+	some t in array.slice(argv, 1, si)
+	not startswith(t, "-")
+])
+
+git_dir(cmd) := cmd.argv[i + 1] if {
+	some i, t in cmd.argv
+	t == "-C"
+	startswith(cmd.argv[i + 1], "/")
+} else := cwd
+
+git_relative_dir(cmd) if {
+	cmd.meta.nname == "git"
+	some i, t in cmd.argv
+	t == "-C"
+	not startswith(cmd.argv[i + 1], "/")
+}
+
+targets_hidden(cmd) if git_relative_dir(cmd)
+
+target_paths(cmd, "repo") := {git_dir(cmd)}
+
+target_paths(cmd, "operands_or_repo") := operand_targets(cmd) if {
+	count(operand_targets(cmd)) > 0
+} else := {git_dir(cmd)}
+
+# git -c core.pager=... / alias.x=!cmd: git runs a program of the caller's choice.
+git_exec_actions(cmd) := {act("EXECUTION", {"caps": {"run_command"}, "argv": cmd.argv}) |
+	some i, t in cmd.argv
+	t == "-c"
+	git_exec_setting(cmd.argv[i + 1])
+}
+
+git_exec_setting(kv) if {
+	data.opafence.classify.shell.git_exec_config[lower(split(kv, "=")[0])]
+}
+
+git_exec_setting(kv) if startswith(lower(kv), "alias.")
+
+git_exec_setting(kv) if contains(kv, "=!")
+
+git_push_force(cmd) if {
+	some f in {"-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror"}
+	flag_given(cmd, f)
+}
+
+git_push_force(cmd) if {
+	some op in rest_operands(cmd)
+	startswith(op, "+")
+}
+
+git_push_deletes(cmd) if {
+	some f in {"-d", "--delete", "--prune", "--mirror"}
+	flag_given(cmd, f)
+}
+
+git_push_deletes(cmd) if {
+	some op in rest_operands(cmd)
+	startswith(op, ":")
+}
+
+# The repository operand is a URL or a path instead of a configured remote's name.
+git_push_url(cmd) if {
+	repo := rest_operands(cmd)[0]
+	git_repo_address(repo)
+}
+
+git_repo_address(repo) if contains(repo, "://")
+
+git_repo_address(repo) if contains(repo, "@")
+
+git_repo_address(repo) if startswith(repo, "/")
+
+git_repo_address(repo) if startswith(repo, ".")
+
+git_repo_address(repo) if remote_spec(repo)
+
+git_push_unusual(cmd) if git_push_force(cmd)
+
+git_push_unusual(cmd) if git_push_deletes(cmd)
+
+git_push_unusual(cmd) if git_push_url(cmd)
+
+dropped(cmd) if {
+	special(cmd) == "git_push"
+	git_push_unusual(cmd)
+}
+
+git_push_caps(cmd) := {"force_push"} if git_push_force(cmd)
+
+else := {"push_url"} if git_push_url(cmd)
+
+else := {"push_delete"}
+
+git_push_actions(cmd) := {act("EXTERNAL_WRITE", {
+	"caps": git_push_caps(cmd), "domains": domains(cmd), "argv": cmd.argv,
+	"egress": true, "paths": {git_dir(cmd)},
+}) |
+	git_push_unusual(cmd)
+} | {act("DELETE", {"domains": domains(cmd), "argv": cmd.argv, "egress": true, "open": true}) |
+	git_push_deletes(cmd)
+}
+
+git_discards(cmd) if "--" in cmd.argv
+
+git_discards(cmd) if "." in rest_operands(cmd)
+
+# --- dd ----------------------------------------------------------------------------------------
+
+dd_write(cmd, op) := act("LOCAL_WRITE", {"paths": {p}, "argv": cmd.argv}) if {
+	p := substring(op, 3, -1)
+	startswith(p, "/")
+	not contains(p, "/../")
+	not null_path(p)
+} else := act("READ", {}) if {
+	null_path(substring(op, 3, -1))
+} else := act("LOCAL_WRITE", {"open": true, "argv": cmd.argv})
+
+# --- paths that are persistence or access wherever they are written --------------------------
+
+home_prefix := concat("", [trim_suffix(input.host.home, "/"), "/"]) if input.host.home != ""
+
+# METADATA
+# title: sensitive_kinds
+# description: |
+#   The classes a write to p adds: EXECUTION when it is persistence (cron, systemd, shell startup
+#   files), PERMISSION_CHANGE when it changes who may log in or become root. One lookup per level.
+sensitive_kinds(p) := {k |
+	some a in paths.ancestors(p)
+	k := data.opafence.classify.shell.sensitive_paths[a]
+} | {k |
+	some a in paths.ancestors(p)
+	startswith(a, home_prefix)
+	k := data.opafence.classify.shell.sensitive_home_paths[substring(a, count(home_prefix), -1)]
+}

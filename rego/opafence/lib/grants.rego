@@ -1,0 +1,159 @@
+# METADATA
+# title: Grant coverage
+# description: |
+#   Whether one grant of a TaskPolicy covers one action (docs/contract.md, "data.tasks"): the
+#   class and capability match and every target lies inside every non-empty bound the grant
+#   carries. Outside the workspace a path needs a literal path grant.
+package opafence.lib.grants
+
+import data.opafence.lib.paths
+
+# Classes whose targets are files: a grant without paths covers the workspace only.
+path_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATION"}
+
+defaults := {
+	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
+	"packages": [], "workspace": false, "max_calls": null,
+}
+
+# METADATA
+# title: normalize
+# description: |
+#   A grant with every optional field present. The bridge always sends complete grants; a field
+#   sent as null stays null and makes the grant cover nothing (never more).
+normalize(g) := object.union(defaults, g)
+
+# METADATA
+# title: covers
+# description: "True when grant g covers action a; ctx holds the workspace (list) and the tool name."
+covers(g, a, ctx) if {
+	g.class == a.class
+	capability_ok(g, a)
+	paths_ok(g, a, ctx.workspace)
+	recipients_ok(g, a)
+	domains_ok(g, a)
+	commands_ok(g, a)
+	packages_ok(g, a)
+	tools_ok(g, ctx.tool)
+}
+
+capability_ok(g, _) if g.capability == ""
+
+capability_ok(g, a) if g.capability in a.caps
+
+# --- paths -------------------------------------------------------------------------------------
+
+paths_ok(g, a, _) if {
+	not a.class in path_classes
+	count(g.paths) == 0
+}
+
+paths_ok(g, a, _) if {
+	not a.class in path_classes
+	count(g.paths) > 0
+	bounded_paths_ok(g, a)
+}
+
+paths_ok(g, a, ws) if {
+	a.class in path_classes
+	not a.open
+	count(a.paths) > 0
+	every p in a.paths {
+		path_granted(g, p, ws)
+	}
+}
+
+# An action on no file in particular (a branch, a cron job): only a grant naming no paths.
+paths_ok(g, a, _) if {
+	a.class in path_classes
+	not a.open
+	count(a.paths) == 0
+	count(g.paths) == 0
+}
+
+bounded_paths_ok(g, a) if {
+	not a.open
+	count(a.paths) > 0
+	every p in a.paths {
+		paths.under_any(p, g.paths)
+	}
+}
+
+path_granted(g, p, _) if paths.under_any(p, g.paths)
+
+# workspace: true (or no paths at all): anywhere in the workspace, never outside it. A deletion
+# is never wider than the paths the user named.
+path_granted(g, p, ws) if {
+	count(g.paths) == 0
+	g.class != "DELETE"
+	paths.under_any(p, ws)
+}
+
+# --- recipients, domains, commands, packages, tools ----------------------------------------------
+
+recipients_ok(g, _) if count(g.recipients) == 0
+
+recipients_ok(g, a) if {
+	count(g.recipients) > 0
+	not a.open
+	count(a.recipients) > 0
+	allowed := {lower(trim_space(r)) | some r in g.recipients}
+	every r in a.recipients {
+		lower(r) in allowed
+	}
+}
+
+domains_ok(g, _) if count(g.domains) == 0
+
+domains_ok(g, a) if {
+	count(g.domains) > 0
+	count(a.domains) > 0
+	every d in a.domains {
+		paths.domain_within_any(d, g.domains)
+	}
+}
+
+commands_ok(g, _) if {
+	count(g.commands) == 0
+	g.capability != "run_command"
+}
+
+commands_ok(g, a) if {
+	count(g.commands) > 0
+	count(a.argv) > 0
+	paths.command_matches_any(a.argv, g.commands)
+}
+
+# An install grant names its packages; one without names covers only installing the project's
+# own dependencies (npm ci, pip install with no names).
+packages_ok(g, _) if {
+	count(g.packages) == 0
+	g.capability != "install"
+}
+
+packages_ok(g, a) if {
+	count(g.packages) == 0
+	g.capability == "install"
+	count(a.packages) == 0
+}
+
+packages_ok(g, a) if {
+	count(g.packages) > 0
+	count(a.packages) > 0
+	named := {package_name(p) | some p in g.packages}
+	every p in a.packages {
+		package_name(p) in named
+	}
+}
+
+# METADATA
+# title: package_name
+# description: A package name without version or extras, lower-case (requests==2.31 -> requests).
+package_name(p) := regex.replace(lower(trim_space(p)), `[<>=!~;\[@ ].*$`, "")
+
+tools_ok(g, _) if count(g.tools) == 0
+
+tools_ok(g, tool) if {
+	some pattern in g.tools
+	glob.match(pattern, [], tool)
+}
