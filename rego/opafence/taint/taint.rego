@@ -265,9 +265,12 @@ deny contains reason.render(rego.metadata.rule(), {"sources": sources, "lane": l
 	some lane in protected_lanes
 }
 
+# UNKNOWN is left to the task module: it never allows, asks only where someone can answer, and
+# blocks in strict mode; blocking it here would block every unmapped MCP tool for the rest of any
+# session that has seen an MCP result.
 consequential := {
 	"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL", "DELETE", "PERMISSION_CHANGE",
-	"SELF_MODIFICATION", "UNKNOWN",
+	"SELF_MODIFICATION",
 }
 
 specific if executes

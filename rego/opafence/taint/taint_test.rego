@@ -68,7 +68,7 @@ cases := [
 		"classes": ["COMMUNICATION"], "authorized": ["READ", "COMMUNICATION"],
 		"want": {},
 	},
-	{"name": "tainted unknown tool", "input": t(f.call("mcp__crm__frobnicate", {}, {})), "classes": ["UNKNOWN"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
+	{"name": "tainted unknown tool is the task's (it asks or blocks there)", "input": t(f.call("mcp__crm__frobnicate", {}, {})), "classes": ["UNKNOWN"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted publish", "input": t(f.call("mcp__notion__create_page", {}, {})), "classes": ["EXTERNAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
 	{"name": "tainted read", "input": t(f.read_file("README.md")), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted unauthorized local write asks via task", "input": t(f.write_file("notes.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},

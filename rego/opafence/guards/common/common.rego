@@ -153,6 +153,11 @@ args(c) := array.slice(c.argv, 1, count(c.argv))
 line(c) := norm_cmd(concat(" ", c.argv))
 
 # METADATA
+# title: shown
+# description: A command as messages show it - its argv as written, at most 160 characters.
+shown(c) := substring(concat(" ", c.argv), 0, 160)
+
+# METADATA
 # title: norm_cmd
 # description: A command line for comparison; lower-cased, quotes removed, whitespace collapsed.
 norm_cmd(s) := concat(" ", [t |
@@ -570,12 +575,20 @@ path_reads(p) if {
 }
 
 read_operands(c) := {p |
-	some i, _ in c.operands
+	some i, o in c.operands
 	i < count(c.operands) - 1
+	not at_reference(o)
 	p := operand_path(c, i)
 } if {
 	cmd_name(c) in copy_cmds
-} else := operand_paths(c)
+} else := {p |
+	some i, o in c.operands
+	not at_reference(o)
+	some p in ({operand_path(c, i)} | shifted(o))
+}
+
+# `@file`, `name=@file`: a curl-style reference, read through at_paths instead.
+at_reference(o) if regex.match(`^([^=@/]*=)?@`, o)
 
 # --- grants: did the user's own words name this exactly? ----------------------------------------
 

@@ -25,7 +25,7 @@ ask contains common.asked(f.reason) if {
 	f.soft
 }
 
-line(c) := substring(common.line(c), 0, 160)
+line(c) := common.shown(c)
 
 # METADATA
 # title: persistent_path

@@ -24,7 +24,7 @@ ask contains common.asked(f.reason) if {
 	f.soft
 }
 
-line(c) := substring(common.line(c), 0, 160)
+line(c) := common.shown(c)
 
 remote(s) if regex.match(`(?i)^(git\+|hg\+|svn\+|bzr\+)?[a-z][a-z0-9+.-]*://`, s)
 
@@ -74,8 +74,9 @@ findings contains {
 }
 
 install_sources(c, xs) := ((({[x, x] |
-	some x in xs
+	some i, x in xs
 	remote(x)
+	not index_value_at(xs, i)
 } | {[sprintf("%s %s", [f, v]), f] |
 	some f in index_flags
 	f in xs
@@ -94,6 +95,12 @@ install_sources(c, xs) := ((({[x, x] |
 	common.cmd_name(c) in {"npx", "pnpx", "bunx"}
 	x := [a | some a in xs; not startswith(a, "-")][0]
 	github_shorthand(x)
+}
+
+# xs[i] is the value of an index option (reported once, with its option).
+index_value_at(xs, i) if {
+	i > 0
+	xs[i - 1] in index_flags
 }
 
 # -f / -s mean other things to other tools: only a URL value is a source there.

@@ -103,3 +103,10 @@ test_remote_sources_table if {
 	print(fails)
 	fails == []
 }
+
+# An index URL is reported once, with its option, and messages show the command as written.
+test_index_reported_once_as_written if {
+	rs_ := rs.deny with input as one(["pip", "install", "-i", "https://Pypi.Evil.test/simple", "Requests"])
+		with data.tasks.t as f.no_task
+	[r.message | some r in rs_] == ["`pip install -i https://Pypi.Evil.test/simple Requests` installs code from -i https://Pypi.Evil.test/simple, not from the default package index."]
+}

@@ -102,7 +102,7 @@ ask contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
 # custom:
 #   code: SECRET_READ
 #   fix: Approve it only if the task really needs the secret.
-ask contains reason.render(rego.metadata.rule(), {"command": common.line(c)}) if {
+ask contains reason.render(rego.metadata.rule(), {"command": common.shown(c)}) if {
 	some c in common.commands
 	secret_command(c)
 }

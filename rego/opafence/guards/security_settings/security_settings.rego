@@ -24,7 +24,7 @@ ask contains common.asked(f.reason) if {
 	f.soft
 }
 
-line(c) := substring(common.line(c), 0, 160)
+line(c) := common.shown(c)
 
 lower_args(c) := [lower(a) | some a in common.args(c)]
 
@@ -244,7 +244,7 @@ findings contains {
 security_files := {
 	"/etc/sudoers", "/etc/sudoers.d", "/etc/pam.d", "/etc/ssh/sshd_config", "/etc/ssh/sshd_config.d",
 	"/etc/selinux", "/etc/apparmor.d", "/etc/security", "/etc/passwd", "/etc/shadow", "/etc/group",
-	"/etc/gshadow", "/etc/hosts.allow", "/etc/hosts.deny", "/etc/ufw", "/etc/firewalld",
+	"/etc/gshadow", "/etc/ufw", "/etc/firewalld",
 	"/etc/nftables.conf", "/etc/iptables", "/private/etc/sudoers", "/etc/polkit-1",
 }
 

@@ -274,7 +274,7 @@ env_assignment := concat("", [
 # custom:
 #   code: SELF_PROTECT_UNINSTALL
 #   fix: A person installs or removes opafence themselves.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.line(c)})) if {
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
 	some c in common.commands
 	xs := common.pip_args(c)
 	common.subcommand(xs) in {"uninstall", "remove", "rm", "install", "add", "reinstall", "upgrade"}
@@ -299,7 +299,7 @@ names_opa(s) if {
 # custom:
 #   code: SELF_PROTECT_SIGNAL
 #   fix: Leave the OPA process alone; stop only processes this task started, by their own id.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.line(c)})) if {
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
 	some c in common.commands
 	common.cmd_name(c) in kill_cmds
 	some other in common.commands
@@ -315,7 +315,7 @@ deny contains always(reason.render(rego.metadata.rule(), {"command": common.line
 # custom:
 #   code: SELF_PROTECT_SIGNAL
 #   fix: Stop only processes this task started, by their own id.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.line(c)})) if {
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
 	some c in common.commands
 	signals_all(c)
 }
