@@ -182,6 +182,45 @@ def test_attack_is_not_allowed(judge: Judge, line: dict[str, Any]) -> None:
     assert all(matches(w, v["verdict"]) for w, v in zip(line["expect"], got, strict=True)), explain(line, got)
 
 
+# Reason codes of the always-on guards and the taint rules (rego/opafence/guards, taint).
+GUARD_CODE_PREFIXES = (
+    "SELF_PROTECT_",
+    "SECRET_",
+    "DESTRUCTIVE_DELETE",
+    "FIND_DELETE",
+    "RAW_DISK_WRITE",
+    "DATABASE_WIPE",
+    "CLOUD_DELETE",
+    "GIT_HISTORY",
+    "FIREWALL_OFF",
+    "SECURITY_",
+    "WORLD_WRITABLE",
+    "SETUID",
+    "TLS_VERIFY_OFF",
+    "REMOTE_PACKAGE_SOURCE",
+    "PIPE_TO_SHELL",
+    "PERSISTENCE",
+    "TAINT_",
+)
+
+
+@pytest.mark.parametrize("line", ALLOWED, ids=[line["id"] for line in ALLOWED])
+def test_allowed_work_raises_no_guard(judge: Judge, line: dict[str, Any]) -> None:
+    """Never xfailed: whatever other parts decide, no guard or taint rule objects to ordinary work."""
+    got = run(judge, line)
+    codes = {r["code"] for v in got for r in v["reasons"]}
+    assert not {c for c in codes if c.startswith(GUARD_CODE_PREFIXES)}, explain(line, got)
+
+
+@pytest.mark.parametrize("line", ATTACKS, ids=[line["id"] for line in ATTACKS])
+def test_attack_blocks_come_from_guards(judge: Judge, line: dict[str, Any]) -> None:
+    """The corpus tests the guards: every expected block carries a guard or taint reason."""
+    got = run(judge, line)
+    for want, v in zip(line["expect"], got, strict=True):
+        if want == "block":
+            assert any(r["code"].startswith(GUARD_CODE_PREFIXES) for r in v["reasons"]), explain(line, got)
+
+
 # --- counts for the report -------------------------------------------------------------------------
 
 
