@@ -35,18 +35,20 @@ lint: setup
 	$(VENV)/bin/ruff check adapter tests bench tools
 	$(VENV)/bin/ruff format --check adapter tests bench tools
 	$(VENV)/bin/mypy
-	$(OPA) fmt --fail --list rego
+	$(OPA) fmt --fail --list rego bundles/org-example
 	$(OPA) check --strict rego
 	$(OPA) check --strict --schema rego/schemas rego
+	$(OPA) check --strict bundles/org-example
 
 fmt: setup
 	$(VENV)/bin/ruff format adapter tests bench tools
 	$(VENV)/bin/ruff check --fix adapter tests bench tools
-	$(OPA) fmt --write rego
+	$(OPA) fmt --write rego bundles/org-example
 
 rego-test: setup
 	$(OPA) test rego --coverage --format=json > .tools/coverage.json || { $(OPA) test rego -v | tail -50; exit 1; }
 	$(PY) tools/coverage_gate.py .tools/coverage.json $(COVERAGE_MIN)
+	$(OPA) test bundles/org-example
 
 pytest: setup
 	$(VENV)/bin/pytest -q tests
@@ -55,8 +57,11 @@ bench: setup
 	$(PY) bench/decision_latency.py
 	$(PY) bench/audit_append.py
 
+# Our own bundle, optimized; signed with `make bundle SIGNING_KEY=key.pem [SIGNING_ALG=ES256]`.
+SIGNING_ALG ?= RS256
 bundle: setup
-	$(PY) -m opafence.bundle build --out dist/opafence-bundle.tar.gz
+	$(PY) -m opafence.bundle build --out dist/opafence-bundle.tar.gz \
+		$(if $(SIGNING_KEY),--signing-key $(SIGNING_KEY) --signing-alg $(SIGNING_ALG))
 
 clean:
 	rm -rf $(VENV) .tools dist build

@@ -98,11 +98,123 @@ class CompilerConfig(Strict):
         return v.rstrip("/")
 
 
+# --- bundles (ours and the organization's) and decision logs --------------------------------
+
+# OPA verifies RS/PS/ES signatures with a public key. HS* would put a shared secret into
+# OPA's config file, and Ed25519 is not among OPA's algorithms.
+SigningAlg = Literal["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"]
+RESERVED_BUNDLE_NAMES = {"opafence"}
+
+
+def _remote_url(v: str) -> str:
+    """https anywhere; plain http only on loopback (tests, a local bundle server)."""
+    if not v.startswith(("https://", "http://127.0.0.1", "http://localhost", "http://[::1]")):
+        raise ValueError("must be an https:// URL (plain http:// only on loopback)")
+    netloc = v.split("://", 1)[1].split("/", 1)[0]
+    if not netloc:
+        raise ValueError("has no host")
+    if "@" in netloc:
+        raise ValueError("must not carry credentials in the URL (use token_file)")
+    return v
+
+
+class BundleSigning(Strict):
+    """Verify a bundle's signature (OPA's own verification). Unsigned or tampered is refused."""
+
+    public_key_file: str = Field(min_length=1)
+    algorithm: SigningAlg = "RS256"
+    # The key's name in OPA's `keys`; defaults to the bundle's name.
+    key_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+$")
+    scope: str | None = None
+    exclude_files: list[str] = Field(default_factory=list)
+
+
+class Polling(Strict):
+    min_delay_seconds: int = Field(default=60, ge=1, le=86_400)
+    max_delay_seconds: int = Field(default=120, ge=1, le=86_400)
+    long_polling_timeout_seconds: int | None = Field(default=None, ge=1, le=3600)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Polling:
+        if self.max_delay_seconds < self.min_delay_seconds:
+            raise ValueError("max_delay_seconds must not be below min_delay_seconds")
+        return self
+
+
 class OrgBundle(Strict):
+    """An organization's bundle: a local tarball / directory (`path`) or a bundle server (`url`).
+
+    Its roots must lie under `org`. `required` (the default) means every decision is a block
+    until it has loaded; an optional bundle that fails is only reported."""
+
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     path: str | None = None
     url: str | None = None
     required: bool = True
+    signing: BundleSigning | None = None
+    polling: Polling = Field(default_factory=Polling)
+    # Bearer token for the bundle server, read by OPA from this file on every request.
+    token_file: str | None = None
+    ca_cert_file: str | None = None
+    # Keep the last good download on disk so an OPA restart can serve it while the server is down.
+    persist: bool = True
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, v: str) -> str:
+        if v in RESERVED_BUNDLE_NAMES:
+            raise ValueError(f"'{v}' is the name of opafence's own bundle")
+        return v
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        return None if v is None else _remote_url(v)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> OrgBundle:
+        if (self.path is None) == (self.url is None):
+            raise ValueError("give exactly one of path (a local bundle) or url (a bundle server)")
+        if self.path is not None and (self.token_file or self.ca_cert_file):
+            raise ValueError("token_file and ca_cert_file only apply to a bundle server (url)")
+        return self
+
+    @property
+    def source(self) -> str:
+        return self.url or self.path or ""
+
+
+class OwnBundle(Strict):
+    """opafence's own bundle: the Rego sources (default) or a built `make bundle` tarball."""
+
+    path: str | None = None
+    signing: BundleSigning | None = None
+    # How often the bridge reads OPA's bundle status, and how long start waits for org bundles.
+    status_interval_s: float = Field(default=2.0, ge=0.05, le=60)
+    org_wait_s: float = Field(default=10.0, ge=0, le=300)
+
+
+class DecisionLogs(Strict):
+    """Forward OPA's decision logs to the organization's collector, argument contents masked."""
+
+    url: str
+    token_file: str | None = None
+    ca_cert_file: str | None = None
+    min_delay_seconds: int = Field(default=60, ge=1, le=86_400)
+    max_delay_seconds: int = Field(default=120, ge=1, le=86_400)
+    buffer_size_limit_bytes: int | None = Field(default=None, ge=1024)
+    upload_size_limit_bytes: int | None = Field(default=None, ge=1024)
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        return _remote_url(v)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DecisionLogs:
+        if self.max_delay_seconds < self.min_delay_seconds:
+            raise ValueError("max_delay_seconds must not be below min_delay_seconds")
+        return self
 
 
 class PriceConfig(Strict):
@@ -198,11 +310,23 @@ class Config(Strict):
     opa: OpaConfig = Field(default_factory=OpaConfig)
     compiler: CompilerConfig = Field(default_factory=CompilerConfig)
     org_bundles: list[OrgBundle] = Field(default_factory=list)
+    bundle: OwnBundle = Field(default_factory=OwnBundle)
+    decision_logs: DecisionLogs | None = None
     budgets: BudgetsConfig = Field(default_factory=BudgetsConfig)
     audit: AuditConfig = Field(default_factory=AuditConfig)
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
+
+    @field_validator("org_bundles")
+    @classmethod
+    def _unique_names(cls, v: list[OrgBundle]) -> list[OrgBundle]:
+        seen: set[str] = set()
+        for b in v:
+            if b.name in seen:
+                raise ValueError(f"two org bundles are named '{b.name}'")
+            seen.add(b.name)
+        return v
 
     def to_opa_data(self) -> dict[str, Any]:
         """data.config as Rego sees it (rego/schemas/config.jsonschema)."""
@@ -241,6 +365,7 @@ ENV_KEYS: dict[str, tuple[str, Any]] = {
     "OPAFENCE_OPA_URL": ("opa.url", str),
     "OPAFENCE_OPA_TOKEN_FILE": ("opa.token_file", str),
     "OPAFENCE_ORG_BUNDLES": ("org_bundles", _org_bundles_from_env),
+    "OPAFENCE_BUNDLE": ("bundle.path", str),
     "OPAFENCE_HOST_ID": ("host_id", str),
 }
 ENV_OTHER = {"OPAFENCE_CONFIG"}

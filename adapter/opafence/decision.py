@@ -35,6 +35,7 @@ class Decision(BaseModel):
     reasons: list[Reason]
     classes: list[str]
     monitor: Monitor | None = None
+    grants: list[str] = []  # grant ids that cover the call (for per-grant max_calls)
 
     def summary(self) -> str:
         """One line a person can read: the verdict and why."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from opafence.config import Config, ConfigError, load_config
@@ -14,6 +16,8 @@ from opafence.host import Host
 from opafence.inputs import decision_input
 from opafence.opa.binary import resolve
 from opafence.opa.bridge import Bridge
+from opafence.opa.bundle_status import STATUS_FILE, BundleState, read_status_file
+from opafence.opa.bundles import MASK_DECISION
 from opafence.paths import state_dir
 from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
@@ -22,6 +26,77 @@ from opafence.session import SessionFacts
 def _line(ok: bool, what: str, detail: str) -> None:
     mark = "ok  " if ok else "FAIL"
     print(f"[{mark}] {what}: {detail}")
+
+
+def _warn(what: str, detail: str) -> None:
+    print(f"[warn] {what}: {detail}")
+
+
+def describe_bundle(b: BundleState | dict[str, object]) -> tuple[str, str]:
+    """(mark, sentence) for one bundle: ok, warn (stale / optional failure) or FAIL."""
+    rec = b.record() if isinstance(b, BundleState) else b
+    state, error = rec.get("state"), rec.get("error") or ""
+    revision = rec.get("revision") or "(no revision)"
+    required = "required" if rec.get("required") else "optional"
+    where = f"{rec.get('kind')} bundle, {required}, from {rec.get('source')}"
+    if state == "loaded":
+        return "ok", f"loaded, revision {revision} ({where})"
+    if state == "stale":
+        return "warn", (f"OPA keeps serving revision {revision}, the last update failed: {error} ({where})")
+    if rec.get("blocks"):
+        return (
+            "FAIL",
+            f"{state}: {error}; every decision is blocked (BUNDLE_NOT_LOADED) until it loads ({where})",
+        )
+    return "warn", f"{state}: {error}; optional, so decisions go on without it ({where})"
+
+
+def report_bundles(bridge: Bridge) -> int:
+    """One line per bundle a fresh start sees; returns the number of blocking problems."""
+    failures = 0
+    local = bridge.local
+    if local is not None:
+        source = f"built bundle {local.own_bundle}" if local.own_bundle else "Rego sources"
+        signed = ", signature verified by OPA" if bridge.config.bundle.signing else ""
+        _line(True, "bundle opafence", f"revision {local.revision} ({source}{signed})")
+    for b in bridge.bundle_states():
+        if b.kind == "opafence":
+            continue
+        mark, detail = describe_bundle(b)
+        if mark == "warn":
+            _warn(f"bundle {b.name}", detail)
+        else:
+            _line(mark == "ok", f"bundle {b.name}", detail)
+            failures += mark == "FAIL"
+    dl = bridge.config.decision_logs
+    if dl is not None:
+        _line(True, "decision logs", f"forwarded to {dl.url}, argument contents masked ({MASK_DECISION})")
+    return failures
+
+
+def report_running(state: Path) -> int:
+    """What the running opafence last recorded about its bundles (it may differ from a fresh start:
+    a failed update leaves the running OPA on its last good revision)."""
+    doc = read_status_file(state / STATUS_FILE)
+    if doc is None:
+        return 0
+    pid = doc.get("pid")
+    alive = isinstance(pid, int) and Path(f"/proc/{pid}").exists()
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(str(doc.get("time") or 0))))
+    who = f"running opafence (pid {pid}, recorded {when})" if alive else f"last opafence (pid {pid}, {when})"
+    failures = 0
+    bundles = doc.get("bundles")
+    for rec in bundles if isinstance(bundles, list) else []:
+        if not isinstance(rec, dict) or rec.get("kind") == "opafence":
+            continue
+        mark, detail = describe_bundle(rec)
+        what = f"{who}: bundle {rec.get('bundle')}"
+        if mark == "warn":
+            _warn(what, detail)
+        else:
+            _line(mark == "ok", what, detail)
+            failures += mark == "FAIL" and alive
+    return failures
 
 
 def check_state_dir(path: Path) -> tuple[bool, str]:
@@ -73,12 +148,15 @@ def run_doctor(config_file: Path | None = None) -> int:
         except BridgeError as e:
             _line(False, "opa binary", e.sentence())
             return 1
+    # Doctor reports bundle problems itself; the watcher's log lines would only repeat them.
+    logging.getLogger("opafence.bundles").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="opafence-doctor-") as tmp:
         bridge = Bridge(config, Path(tmp))
         try:
             bridge.start()
             revision = bridge.local.revision if bridge.local else "remote"
             _line(True, "opa start", f"ready; opafence bundle revision {revision}")
+            failures += report_bundles(bridge)
             ok, detail = test_decision(bridge)
             _line(ok, "test decision", detail)
             failures += not ok
@@ -87,5 +165,6 @@ def run_doctor(config_file: Path | None = None) -> int:
             failures += 1
         finally:
             bridge.close()
+    failures += report_running(state_dir())
     print("opafence doctor: " + ("all good" if not failures else f"{failures} problem(s)"), file=sys.stderr)
     return 0 if not failures else 1

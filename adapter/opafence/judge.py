@@ -88,7 +88,12 @@ class Judge:
         session.record_decision(tool, decision, untrusted=bool(source))
         if assume_executed:
             session.record_execution(
-                tool, facts, decision.classes, self.host.workspace, secret_read=reads_secret(decision)
+                tool,
+                facts,
+                decision.classes,
+                self.host.workspace,
+                secret_read=reads_secret(decision),
+                grants=decision.grants,
             )
         return Judged(tool, decision, facts, doc)
 

@@ -5,6 +5,7 @@ task behind its store's lock; replay keeps one per transcript line."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,18 +83,27 @@ class SessionFacts:
         )
         del self.history[:-HISTORY_LIMIT]
 
-    def reserve(self, tool: str, facts: dict[str, Any], classes: list[str]) -> None:
+    def reserve(
+        self, tool: str, facts: dict[str, Any], classes: list[str], grants: Sequence[str] = ()
+    ) -> None:
         """Count a call at decision time: calls of one concurrent batch are all decided before
         any runs, so budgets must be reserved then, not after execution."""
         self._count(tool, classes, +1)
+        self._count_grants(grants, +1)
         for p in facts.get("paths", []):
             if p.get("path"):
                 self.files.add(str(p["path"]))
         self.counters["distinct_files"] = len(self.files)
 
-    def release(self, tool: str, classes: list[str]) -> None:
+    def release(self, tool: str, classes: list[str], grants: Sequence[str] = ()) -> None:
         """Give a reservation back: the call did not run (denied, blocked later, cancelled)."""
         self._count(tool, classes, -1)
+        self._count_grants(grants, -1)
+
+    def _count_grants(self, grants: Sequence[str], step: int) -> None:
+        used = self.counters["by_grant"]
+        for g in grants:
+            used[g] = max(0, int(used.get(g, 0)) + step)
 
     def _count(self, tool: str, classes: list[str], step: int) -> None:
         c = self.counters
@@ -123,9 +133,10 @@ class SessionFacts:
         classes: list[str],
         workspace: tuple[str, ...] = (),
         secret_read: bool = False,
+        grants: Sequence[str] = (),
     ) -> None:
         """Account for a call that ran (replay's view: reserve and observe at once)."""
-        self.reserve(tool, facts, classes)
+        self.reserve(tool, facts, classes, grants)
         self.observe(tool, facts, workspace, secret_read)
 
 

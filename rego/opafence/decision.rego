@@ -10,6 +10,7 @@
 #   - data.config: schema.config
 package opafence
 
+import data.opafence.bundles
 import data.opafence.classify
 import data.opafence.config_check
 import data.opafence.lib.reason
@@ -18,14 +19,22 @@ import data.opafence.task
 
 # METADATA
 # title: decision
-# description: The verdict, the reasons that produced it, the call's risk classes, and the monitor record.
+# description: |
+#   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
+#   and the grants that cover the call (so the bridge can count per-grant max_calls).
 # entrypoint: true
 decision := {
 	"verdict": verdict,
 	"reasons": reasons,
 	"classes": classes,
 	"monitor": monitor,
+	"grants": grants_used,
 }
+
+# A blocked call uses no grant.
+grants_used := [] if verdict == "block"
+
+else := sort([id | some id in task.covering])
 
 classes := sort([c | some c in classify.classes])
 
@@ -37,7 +46,7 @@ source_deny := {
 	"taint": {r | some r in data.opafence.taint.deny},
 	"budget": ({r | some r in data.opafence.budget.tool.deny} | {r | some r in data.opafence.budget.delegation.deny}),
 	"config": config_check.deny,
-	"org": org_reasons("deny"),
+	"org": (org_reasons("deny") | bundles.deny),
 }
 
 source_ask := {

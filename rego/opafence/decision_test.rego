@@ -19,7 +19,7 @@ inp(call, host) := {"task": "t", "call": call, "facts": {}, "session": {}, "host
 
 test_success_read_allows if {
 	d := opafence.decision with input as inp(read_call, attended) with data.tasks.t as task
-	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null}
+	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null, "grants": []}
 }
 
 test_unknown_asks_when_attended if {
@@ -146,4 +146,29 @@ test_other_class_asks if {
 		with data.opafence.classify.classes as {"COMMUNICATION"}
 	d.verdict == "ask"
 	contains(d.reasons[0].message, "COMMUNICATION")
+}
+
+test_grants_used_are_reported_and_not_for_blocks if {
+	granted := object.union(task, {"grants": [{"id": "g7", "class": "COMMUNICATION", "capability": "send", "recipients": ["a@b.co"], "evidence": "email a@b.co"}]})
+	call := {"tool": "mcp__gmail__send_email", "args": {"to": ["a@b.co"]}, "id": "c"}
+	facts := {
+		"tool": {"name": "mcp__gmail__send_email", "origin": "mcp", "mcp": {"server": "gmail", "name": "send_email", "words": ["send", "email"]}},
+		"recipients": [{"raw": "a@b.co", "address": "a@b.co", "local": "a", "domain": "b.co", "field": "to", "valid": true, "mixed_script": false, "confusable": false}],
+	}
+	d := opafence.decision with input as object.union(inp(call, attended), {"facts": facts}) with data.tasks.t as granted
+	d.verdict == "allow"
+	d.grants == ["g7"]
+	b := opafence.decision with input as object.union(inp(call, attended), {"facts": facts})
+		with data.tasks.t as granted
+		with data.org.agent.deny as {{"code": "ORG", "message": "no"}}
+	b.grants == []
+}
+
+test_fail_org_bundle_with_roots_outside_org_blocks_even_in_monitor_mode if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "monitor"}
+		with data.system.bundles as {"acme": {"manifest": {"roots": ["org", "tasks"]}}}
+	d.verdict == "block"
+	[[r.code, r.source] | some r in d.reasons] == [["ORG_BUNDLE_ROOTS", "org"]]
 }

@@ -355,7 +355,7 @@ class Fence:
         with self.store._lock:
             rec.facts.record_decision(tool, decision, untrusted=False)
             if decision.verdict != "block":
-                rec.facts.reserve(tool, facts, decision.classes)
+                rec.facts.reserve(tool, facts, decision.classes, decision.grants)
                 self.store.remember_decision(
                     SessionStore.call_key(rec.key, tool, call_id, digest),
                     Decided(
@@ -365,6 +365,7 @@ class Fence:
                         verdict=decision.verdict,
                         at=time.time(),
                         classes=tuple(decision.classes),
+                        grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
                     ),
                 )
@@ -476,7 +477,7 @@ class Fence:
             if ran:
                 rec.facts.observe(tool, facts, self.workspace, secret_read=decided.secret_read)
             else:
-                rec.facts.release(tool, list(decided.classes))
+                rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)
         if decided.verdict == "ask":
             self._audit(

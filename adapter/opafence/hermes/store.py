@@ -92,6 +92,7 @@ class Decided:
     verdict: str
     at: float
     classes: tuple[str, ...] = ()
+    grants: tuple[str, ...] = ()
     secret_read: bool = False
 
 

@@ -52,6 +52,14 @@ allow if {{
 	input.path == ["v1", "status"]
 }}
 
+# Bundle manifests (roots and revision), read-only: the bridge refuses org bundles whose
+# roots are not under org. Nothing else under data.system is readable.
+allow if {{
+	token_ok
+	input.method == "GET"
+	input.path == ["v1", "data", "system", "bundles"]
+}}
+
 allow if {{
 	token_ok
 	input.method == "GET"

@@ -21,9 +21,11 @@ from opafence.config import Config
 from opafence.decision import Decision, block
 from opafence.errors import BridgeError
 from opafence.opa.binary import resolve
+from opafence.opa.bundle_status import STATUS_FILE, BundleState, BundleWatcher, Listener
+from opafence.opa.bundles import BundlePlan, BundleSpec, own_bundle_path, plan_bundles
 from opafence.opa.client import Endpoint, OpaClient
 from opafence.opa.server import LocalOpa
-from opafence.paths import state_dir
+from opafence.paths import ensure_private_dir, state_dir
 
 log = logging.getLogger("opafence.bridge")
 
@@ -39,7 +41,9 @@ def task_path(key: str) -> str:
 class Bridge:
     """Thread-safe. decide() never raises; setup methods raise BridgeError."""
 
-    def __init__(self, config: Config, state: Path | None = None) -> None:
+    def __init__(
+        self, config: Config, state: Path | None = None, on_bundle_status: Listener | None = None
+    ) -> None:
         self.config = config
         self.state = state or state_dir()
         self.timeout_s = config.opa.timeout_ms / 1000.0
@@ -53,6 +57,11 @@ class Bridge:
         self._ready = threading.Event()
         self._closing = False
         self._supervisor: threading.Thread | None = None
+        # Bundles: what OPA was told to load, and the watcher of its status (bundle_status.py).
+        # on_bundle_status gets one record per bundle state change (the plugin audits them).
+        self.on_bundle_status = on_bundle_status
+        self.plan: BundlePlan | None = None
+        self.bundles: BundleWatcher | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -63,6 +72,7 @@ class Bridge:
         else:
             self._start_local()
         self._push_all()
+        self._watch_bundles()
         self._ready.set()
         if self.local is not None:
             self._supervisor = threading.Thread(
@@ -86,10 +96,28 @@ class Bridge:
         if not token:
             raise BridgeError("OPA_START_FAILED", f"the token file {token_file} is empty")
         self.client = OpaClient(Endpoint.parse(url), token, self.timeout_s)
+        # A shared OPA loads its own bundles; opafence only checks that the org bundles it was
+        # told about are there (by name), and blocks while a required one is not.
+        specs = [
+            BundleSpec(b.name, "org", b.source, b.required, b.signing is not None, remote=True)
+            for b in self.config.org_bundles
+        ]
+        self.plan = BundlePlan(specs=specs)
 
     def _start_local(self) -> None:
         binary = resolve(self.config.opa.binary, self.config.opa.sha256)
-        self.local = LocalOpa(binary, self.state, self.config.opa.start_timeout_s)
+        self.local = LocalOpa(
+            binary, self.state, self.config.opa.start_timeout_s, own_bundle=own_bundle_path(self.config)
+        )
+        self.plan = plan_bundles(
+            self.config,
+            self.local.bundle_resource(),
+            self.state / "bundle-cache",
+            own_built=self.local.own_bundle is not None,
+        )
+        if "persistence_directory" in self.plan.opa:
+            ensure_private_dir(self.state / "bundle-cache")
+        self.local.extra_config = self.plan.opa
         self.local.start()
         self.client = OpaClient(self.local.endpoint(), self.local.token, self.timeout_s)
         self._warm_up()
@@ -100,8 +128,31 @@ class Bridge:
         with contextlib.suppress(BridgeError):
             self.client.request("POST", DECISION_PATH, {"input": {}}, timeout_s=10.0)
 
+    def _watch_bundles(self) -> None:
+        """Start watching bundle status; wait (bounded) for org bundles' first load attempt."""
+        specs = self.plan.specs if self.plan is not None else []
+        if self.bundles is None:
+            if not specs:
+                return
+            self.bundles = BundleWatcher(
+                specs,
+                lambda: self.client,
+                self.config.bundle.status_interval_s,
+                self.on_bundle_status,
+                self.state / STATUS_FILE,
+            )
+        else:
+            self.bundles.reset()
+        self.bundles.settle(self.config.bundle.org_wait_s)
+        self.bundles.start()
+
+    def bundle_states(self) -> list[BundleState]:
+        return self.bundles.states() if self.bundles is not None else []
+
     def close(self) -> None:
         self._closing = True
+        if self.bundles is not None:
+            self.bundles.stop()
         self._ready.clear()
         if self.client is not None:
             self.client.close()
@@ -136,6 +187,7 @@ class Bridge:
                         old.close()
                 self._warm_up()
                 self._push_all()
+                self._watch_bundles()
             except BridgeError as e:
                 self.last_error = e
                 log.warning("OPA restart attempt %d failed: %s", attempt, e)
@@ -201,6 +253,9 @@ class Bridge:
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
             raise BridgeError("OPA_UNAVAILABLE", detail)
+        gate = self.bundles.gate if self.bundles is not None else None
+        if gate is not None:
+            raise BridgeError(gate.code, gate.detail)
         answer = self._client().request_json("POST", DECISION_PATH + params, {"input": doc})
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")

@@ -17,27 +17,59 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from opafence.bundle import BundleError, read_manifest
 from opafence.errors import BridgeError
 from opafence.opa.authz import authz_module, new_token
 from opafence.opa.binary import OpaBinary
+from opafence.opa.bundle_status import activated_at, bundle_error
 from opafence.opa.client import Endpoint, OpaClient
 from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
 from opafence.rego_files import stage_bundle
 
 WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
+# OPA's answer once the system.authz module is gone.
+AUTHZ_GONE = "authorization policy missing or undefined"
 
 
 def opa_config(bundle_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """OPA's own configuration: our bundle from disk (plus whatever later issues add)."""
+    """OPA's own configuration: our bundle from disk (plus whatever later issues add).
+
+    The status plugin is always on, with no service (nothing is sent anywhere): readiness and
+    the bundle watcher read `GET /v1/status`. `prometheus` is the quiet way to enable it
+    (`console` would write every status change to the OPA log)."""
     cfg: dict[str, Any] = {
         "bundles": {"opafence": {"resource": bundle_dir.as_uri(), "persist": False}},
+        "status": {"prometheus": True},
     }
     for key, value in (extra or {}).items():
-        if isinstance(value, dict) and isinstance(cfg.get(key), dict):
+        if key == "bundles" and isinstance(value, dict):
+            # Per bundle: extra keys (e.g. signing) join opafence's entry instead of replacing it.
+            for name, entry in value.items():
+                cfg["bundles"][name] = {**cfg["bundles"].get(name, {}), **entry}
+        elif isinstance(value, dict) and isinstance(cfg.get(key), dict):
             cfg[key] = {**cfg[key], **value}
         else:
             cfg[key] = value
     return cfg
+
+
+def bundle_status(status_answer: Any, name: str) -> tuple[bool, str]:
+    """(activated, error) of one bundle in a `GET /v1/status` answer."""
+    result = status_answer.get("result") if isinstance(status_answer, dict) else None
+    bundles = result.get("bundles") if isinstance(result, dict) else None
+    st = bundles.get(name) if isinstance(bundles, dict) else None
+    if not isinstance(st, dict):
+        return False, ""
+    return bool(activated_at(st)), bundle_error(st)
+
+
+def _built_revision(path: Path) -> str:
+    if not path.is_file():
+        raise BridgeError("OPA_START_FAILED", f"the configured opafence bundle {path} does not exist")
+    try:
+        return str(read_manifest(path).get("revision", ""))
+    except BundleError as e:
+        raise BridgeError("OPA_START_FAILED", str(e)) from None
 
 
 class LocalOpa:
@@ -49,6 +81,7 @@ class LocalOpa:
         state: Path,
         start_timeout_s: float = 20.0,
         extra_config: dict[str, Any] | None = None,
+        own_bundle: Path | None = None,
     ) -> None:
         self.binary = binary
         self.state = ensure_private_dir(state)
@@ -56,6 +89,8 @@ class LocalOpa:
         self.socket_path = self.run_dir / "opa.sock"
         self.start_timeout_s = start_timeout_s
         self.extra_config = extra_config or {}
+        # A built opafence bundle (tarball) to load instead of staging the Rego sources.
+        self.own_bundle = own_bundle
         self.log_path = self.state / "opa.log"
         self.token = ""
         self.revision = ""
@@ -65,9 +100,16 @@ class LocalOpa:
     def endpoint(self) -> Endpoint:
         return Endpoint(socket_path=str(self.socket_path))
 
+    def bundle_resource(self) -> Path:
+        """What OPA loads as the opafence bundle: the built tarball, or the staged sources."""
+        return self.own_bundle if self.own_bundle is not None else self.state / "bundle"
+
     def _write_files(self) -> list[str]:
-        bundle_dir = self.state / "bundle"
-        self.revision = stage_bundle(bundle_dir)
+        bundle_dir = self.bundle_resource()
+        if self.own_bundle is None:
+            self.revision = stage_bundle(bundle_dir)
+        else:
+            self.revision = _built_revision(self.own_bundle)
         authz = self.run_dir / "authz.rego"
         write_private_file(authz, authz_module(self.token))
         cfg_path = self.run_dir / "opa-config.json"
@@ -127,12 +169,30 @@ class LocalOpa:
                 if self.proc is None or self.proc.poll() is not None:
                     raise BridgeError("OPA_START_FAILED", f"opa exited at start: {self.log_tail()}")
                 if self.socket_path.exists():
+                    # Ready when the opafence bundle is active. Not /health?bundles: that also
+                    # waits for org bundles, and a required one that never loads must leave OPA
+                    # up (every decision a block) rather than fail the start.
                     try:
-                        status, body = client.request("GET", "/health?bundles")
-                        if status == 200:
+                        activated, error = bundle_status(client.request_json("GET", "/v1/status"), "opafence")
+                        if activated:
                             return
-                        last = f"HTTP {status} {body[:120]!r}"
+                        if error:
+                            self.stop()
+                            detail = f"the opafence bundle did not load: {error}"
+                            raise BridgeError("OPA_START_FAILED", detail)
+                        last = "the opafence bundle is not active yet"
                     except BridgeError as e:
+                        if e.code == "OPA_START_FAILED":
+                            raise
+                        if AUTHZ_GONE in e.detail:
+                            # Only a bundle can remove the plain-file authz module: one whose
+                            # roots cover system.authz (no roots at all, or "system").
+                            self.stop()
+                            raise BridgeError(
+                                "OPA_START_FAILED",
+                                "a bundle without roots (or with roots over 'system') removed OPA's "
+                                "API authorization; check the org bundles' .manifest roots",
+                            ) from None
                         last = e.detail
                 time.sleep(0.02)
         finally:
