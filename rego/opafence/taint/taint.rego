@@ -20,9 +20,31 @@ import data.opafence.task
 
 # --- is the session tainted? -----------------------------------------------------------------
 
-tainted if input.session.taint.untrusted == true
+tainted if {
+	input.session.taint.untrusted == true
+	not acknowledgements_only
+}
 
-tainted if count(input.session.taint.sources) > 0
+tainted if {
+	count(input.session.taint.sources) > 0
+	not acknowledgements_only
+}
+
+# The only untrusted calls were MCP sends and writes: their results are acknowledgements of
+# what the agent itself sent, not content from someone else. Decided from the call history,
+# so only while it is complete (shorter than the 50 calls the session keeps).
+acknowledgements_only if {
+	{s | some s in input.session.taint.sources} == {"mcp"}
+	count(input.session.history) < 50
+	entries := [h | some h in input.session.history; h.untrusted == true]
+	count(entries) > 0
+	every h in entries {
+		count(h.classes) > 0
+		every c in h.classes {
+			c in {"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL"}
+		}
+	}
+}
 
 sources := concat(", ", sort([s | some s in input.session.taint.sources])) if {
 	count(input.session.taint.sources) > 0

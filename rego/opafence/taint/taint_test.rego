@@ -79,6 +79,42 @@ cases := [
 	{"name": "tainted kubectl use-context not granted", "input": t(one(["kubectl", "config", "use-context", "prod"])), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {"deny": ["TAINT_EXECUTION", "TAINT_CONFIG"]}},
 	{"name": "tainted git config set local", "input": t(one(["git", "config", "core.editor", "vim"])), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {"deny": ["TAINT_EXECUTION", "TAINT_CONFIG"]}},
 	{"name": "tainted git config read two operands", "input": t(one(["git", "config", "user.name"])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{
+		"name": "after an MCP send only, the session is not tainted",
+		"input": f.with_session(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), object.union(f.session, {
+			"taint": {"untrusted": true, "sources": ["mcp"], "secret_read": false},
+			"history": [{"tool": "mcp__gmail__send_email", "verdict": "allow", "classes": ["COMMUNICATION"], "untrusted": true}],
+		})),
+		"classes": ["COMMUNICATION"], "authorized": ["READ"],
+		"want": {},
+	},
+	{
+		"name": "after an MCP read, it is",
+		"input": f.with_session(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), object.union(f.session, {
+			"taint": {"untrusted": true, "sources": ["mcp"], "secret_read": false},
+			"history": [
+				{"tool": "mcp__gmail__send_email", "verdict": "allow", "classes": ["COMMUNICATION"], "untrusted": true},
+				{"tool": "mcp__gmail__search_emails", "verdict": "allow", "classes": ["READ"], "untrusted": true},
+			],
+		})),
+		"classes": ["COMMUNICATION"], "authorized": ["READ"],
+		"want": block("TAINT_UNAUTHORIZED"),
+	},
+	{
+		"name": "mcp source without history to judge it",
+		"input": f.with_session(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), object.union(f.session, {"taint": {"untrusted": true, "sources": ["mcp"], "secret_read": false}})),
+		"classes": ["COMMUNICATION"], "authorized": ["READ"],
+		"want": block("TAINT_UNAUTHORIZED"),
+	},
+	{
+		"name": "a web page besides an MCP send taints",
+		"input": f.with_session(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), object.union(f.session, {
+			"taint": {"untrusted": true, "sources": ["mcp", "web"], "secret_read": false},
+			"history": [{"tool": "mcp__gmail__send_email", "verdict": "allow", "classes": ["COMMUNICATION"], "untrusted": true}],
+		})),
+		"classes": ["COMMUNICATION"], "authorized": ["READ"],
+		"want": block("TAINT_UNAUTHORIZED"),
+	},
 	# --- without taint nothing here applies ------------------------------------------------
 	{"name": "untainted shell", "input": one(["make", "deploy"]), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {}},
 	{"name": "untainted email", "input": f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), "classes": ["COMMUNICATION"], "authorized": ["READ"], "want": {}},
