@@ -137,7 +137,8 @@ class Fence:
         self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
         self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
-        self.bridge = Bridge(self.config, self.state)
+        # Org bundle status changes (loaded, failed, stale) go to the audit trail.
+        self.bridge = Bridge(self.config, self.state, on_bundle_status=self._audit)
         atexit.register(self.close)
         if start_in_background:
             threading.Thread(target=self._start, name="opafence-start", daemon=True).start()

@@ -33,7 +33,7 @@ State = Literal["loaded", "stale", "failed", "pending", "refused"]
 STATUS_FILE = "bundle-status.json"
 MAX_ERROR_CHARS = 600
 
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[dict[str, Any]], object]
 
 
 @dataclass(frozen=True)
