@@ -34,6 +34,34 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Redirect(Model):
+    """One redirection of a literal command, exactly as the facts show it (facts.shell)."""
+
+    op: str
+    fd: int
+    raw: str
+    path: str
+    mode: str
+
+
+class LiteralPlace(Model):
+    """Where and how a literal command runs: what makes the same argv act on the same things."""
+
+    operand_paths: list[str] = Field(default_factory=list)
+    redirects: list[Redirect] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    wrappers: list[str] = Field(default_factory=list)
+    pipe_from: str = ""
+
+
+class CommandLiteral(Model):
+    """One simple command of a literal the owner typed, parsed like the facts parse a call."""
+
+    argv: list[str]
+    place: LiteralPlace = Field(default_factory=LiteralPlace)
+    cwd: str = ""  # the directory the literal was named in (its relative paths start there)
+
+
 class Grant(Model):
     id: str
     class_: GrantClass = Field(alias="class")
@@ -48,6 +76,8 @@ class Grant(Model):
     evidence: str = Field(min_length=1)
     message: int = 1
     max_calls: int | None = None
+    # run_command: each simple command of the literal (Rego: its own deletes, writes, sends ...)
+    literals: list[CommandLiteral] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

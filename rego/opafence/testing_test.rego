@@ -79,6 +79,7 @@ command(argv) := {
 	"wrappers": [],
 	"context": "top",
 	"depth": 0,
+	"pipe_from": "",
 	"dynamic": false,
 } if {
 	ops := [t | some i, t in argv; i > 0; not is_flag(argv, i, t); t != "--"]
@@ -87,6 +88,26 @@ command(argv) := {
 cmdx(argv, extra) := object.union(command(argv), extra)
 
 redirect(op, target, mode) := {"op": op, "fd": 1, "raw": target, "path": canon(target), "mode": mode}
+
+# METADATA
+# title: literal
+# description: A run_command grant's literal for a Command fact, as the intent compiler records it (named in /ws).
+literal(c) := {
+	"argv": c.argv, "place": {
+		"operand_paths": c.operand_paths, "redirects": c.redirects, "env": c.env, "wrappers": c.wrappers,
+		"pipe_from": c.pipe_from,
+	},
+	"cwd": ws,
+}
+
+# METADATA
+# title: run_literal
+# description: The run_command grant the intent compiler makes of a literal with these commands.
+run_literal(id, cmds) := grant(id, "EXECUTION", {
+	"capability": "run_command",
+	"commands": [concat(" ", c.argv) | some c in cmds],
+	"literals": [literal(c) | some c in cmds],
+})
 
 url(raw) := {
 	"raw": raw, "scheme": m[1], "host": lower(m[2]), "port": null, "path": "/", "query_len": 0,

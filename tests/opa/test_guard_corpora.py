@@ -65,30 +65,16 @@ ATTACKS = load("attacks.jsonl")
 # Allowed-corpus lines that are not allowed for reasons outside the guards (no guard or taint
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
 # strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
-RUN_COMMAND_CLASSES = (
-    "task/intent: a literal `run_command` grant covers only EXECUTION, not the other classes "
-    "classify gives the same command"
-)
 KNOWN_ELSEWHERE: dict[str, str] = {
     "allow-022": "intent: `git branch -d feature/old` becomes a DELETE grant on a path; classify: a branch",
-    "allow-025": RUN_COMMAND_CLASSES + " (git pull: LOCAL_WRITE)",
     "allow-029": "classify: `git config user.name` (a read) is LOCAL_WRITE",
-    "allow-030": RUN_COMMAND_CLASSES + " (git config: LOCAL_WRITE)",
     "allow-031": "intent: 'delete the build directory' gives LOCAL_WRITE edit, no DELETE grant for build",
-    "allow-033": RUN_COMMAND_CLASSES + " (rm -rf node_modules: DELETE); grant keeps `&&` in one command",
     "allow-034": "intent: 'clear … with `rm -rf .pytest_cache`' gives no grant",
     "allow-035": "intent: DELETE grant on '.pyc' as a path; classify: find -delete hits the workspace root",
     "allow-039": "intent: 'fix the permissions … `chmod 600 …`' gives LOCAL_WRITE, not PERMISSION_CHANGE",
     "allow-054": "intent: 'create a virtualenv with `python -m venv .venv`' gives no EXECUTION grant",
-    "allow-055": "task/intent: a grant `source .venv/bin/activate && pytest` never matches its commands",
-    "allow-065": RUN_COMMAND_CLASSES + " (> out/report.txt: LOCAL_WRITE); grant keeps the redirect",
-    "allow-066": RUN_COMMAND_CLASSES + " (> requirements.txt: LOCAL_WRITE)",
-    "allow-067": RUN_COMMAND_CLASSES + " (>> notes/journal.md: LOCAL_WRITE)",
     "allow-074": "classify/intent: `python --version` is EXECUTION, and 'print the version' grants none",
     "allow-075": "classify/intent: `node --version` is EXECUTION, and a question grants none",
-    "allow-085": "intent: quoted SQL becomes '…' in the granted command; classify: psql is EXTERNAL_WRITE",
-    "allow-086": "intent: quoted SQL becomes '…' in the granted command; classify: sqlite3 is LOCAL_WRITE",
-    "allow-087": RUN_COMMAND_CLASSES + " (redis-cli: EXTERNAL_WRITE)",
     "allow-092": "intent: 'upload … with `aws s3 cp …`' gives no grant for the upload (EXTERNAL_WRITE)",
     "allow-094": "task: a LOCAL_WRITE grant on data/sales.csv does not cover `curl -o data/sales.csv`",
     "allow-095": "intent/task: 'clone … into vendor/lib' gives no LOCAL_WRITE grant for the clone",

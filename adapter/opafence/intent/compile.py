@@ -73,6 +73,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "evidence": g.evidence,
             "message": message,
             "max_calls": g.max_calls,
+            "literals": g.literals,
         }
     )
 

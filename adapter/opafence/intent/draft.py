@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from opafence.policy import CommandLiteral
+
 
 def _list_of_str(v: Any) -> Any:
     if v is None:
@@ -37,6 +39,13 @@ class DraftGrant(DraftModel):
     tools: list[str] = Field(default_factory=list, max_length=20)
     workspace: bool = False
     max_calls: int | None = Field(default=None, ge=1, le=10_000)
+    # Derived by hardening from the literal commands (intent/commands.py), never taken from a draft.
+    literals: list[CommandLiteral] = Field(default_factory=list)
+
+    @field_validator("literals", mode="before")
+    @classmethod
+    def _no_draft_literals(cls, v: Any) -> Any:
+        return [] if not isinstance(v, list) or not all(isinstance(x, CommandLiteral) for x in v) else v
 
     @field_validator("recipients", "domains", "paths", "commands", "packages", "tools", mode="before")
     @classmethod

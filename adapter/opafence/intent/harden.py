@@ -28,6 +28,7 @@ from opafence.host import Host
 from opafence.intent import lexicon as lx
 from opafence.intent import rules
 from opafence.intent import text as tx
+from opafence.intent.commands import parse_literal
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.paths import canonical, refused
 from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
@@ -307,6 +308,9 @@ def harden_grant(
             _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
+    out.literals = []
+    if cap == "run_command":
+        _expand_commands(out, host)
     if cls != "LOCAL_WRITE":
         out.workspace = False
     elif cap == "commit":
@@ -334,6 +338,17 @@ def harden_grant(
     # The evidence kept is the quote as it stands in the instruction, verbatim.
     out.evidence = ins.text[span[0] : span[1]].strip() or clauses[0].clause.text
     return out
+
+
+def _expand_commands(g: DraftGrant, host: Host) -> None:
+    """Each literal the owner typed -> the simple commands the facts will show for it, and the
+    literals Rego compares a call's commands with (intent/commands.py)."""
+    commands: list[str] = []
+    for cmd in g.commands:
+        parsed = parse_literal(cmd, host)
+        commands.extend(c for c in parsed.commands if c not in commands)
+        g.literals.extend(x for x in parsed.literals if x not in g.literals)
+    g.commands = commands
 
 
 def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProhibition]:
@@ -505,6 +520,8 @@ def apply_narrowing(
                 break
         if blocked:
             continue
+        # A literal whose command a prohibition struck goes with it.
+        g.literals = [x for x in g.literals if " ".join(" ".join(x.argv).split()) in g.commands]
         if not _within_bounds(g, bounds, drop):
             continue
         if any(_same_targets(g, k) for k in kept):

@@ -91,6 +91,10 @@ _SINGLE_QUOTED = re.compile(
     r"(?<![\w'\u2019])['\u2018]([^\s'\u2018\u2019][^'\u2018\u2019\n]{0,2000}?[^\s'\u2018\u2019])"
     r"['\u2019](?![\w'\u2019])"
 )
+# A `backtick literal` (the tokenizer's literal token, intent/text.py), then the quoted strings.
+_QUOTED_OR_LITERAL = re.compile(
+    r"(?P<tick>`[^`\n]+`)|" + _DOUBLE_QUOTED.pattern + "|" + _SINGLE_QUOTED.pattern
+)
 QUOTE_MARK = '"…"'
 
 
@@ -152,7 +156,15 @@ def _sentence_start(text: str, at: int) -> int:
 
 
 def _quoted_strings(text: str, data: list[DataBlock]) -> str:
+    """Quoted text of more than one word becomes data, outside `backtick literals`.
+
+    A backticked command is the owner's own instruction, quotes included (`psql -c 'SELECT 1'`):
+    scanning left to right, whichever opens first wins, so a literal inside a quote stays data
+    and a quote inside a literal stays part of the literal."""
+
     def sub(m: re.Match[str]) -> str:
+        if m.group("tick") is not None:
+            return m.group(0)
         inner = next(g for g in m.groups() if g is not None)
         # One word in quotes is a literal the owner names ("save it as 'notes.md'"), not text.
         if len(inner.split()) <= 1:
@@ -160,8 +172,7 @@ def _quoted_strings(text: str, data: list[DataBlock]) -> str:
         data.append(DataBlock("quoted", inner))
         return QUOTE_MARK
 
-    text = _DOUBLE_QUOTED.sub(sub, text)
-    return _SINGLE_QUOTED.sub(sub, text)
+    return _QUOTED_OR_LITERAL.sub(sub, text)
 
 
 def split_message(message: str) -> Split:

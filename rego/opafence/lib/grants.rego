@@ -3,7 +3,8 @@
 # description: |
 #   Whether one grant of a TaskPolicy covers one action (docs/contract.md, "data.tasks"): the
 #   class and capability match and every target lies inside every non-empty bound the grant
-#   carries. Outside the workspace a path needs a literal path grant.
+#   carries. Outside the workspace a path needs a literal path grant. A literal command the
+#   user named (run_command) also covers the other actions of that very command, run as named.
 package opafence.lib.grants
 
 import data.opafence.lib.paths
@@ -13,7 +14,7 @@ path_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATIO
 
 defaults := {
 	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
-	"packages": [], "workspace": false, "max_calls": null,
+	"packages": [], "workspace": false, "max_calls": null, "literals": [],
 }
 
 # METADATA
@@ -34,6 +35,20 @@ covers(g, a, ctx) if {
 	domains_ok(g, a)
 	commands_ok(g, a)
 	packages_ok(g, a)
+	tools_ok(g, ctx.tool)
+}
+
+# The actions of a literal command besides running it (its deletes, writes, sends ...).
+covers(g, a, ctx) if {
+	g.class == "EXECUTION"
+	g.capability == "run_command"
+	a.class in literal_classes
+	not a.open
+	count(a.argv) > 0
+	some lit in g.literals
+	literal_covers(g, lit, a, ctx)
+	recipients_ok(g, a)
+	domains_ok(g, a)
 	tools_ok(g, ctx.tool)
 }
 
@@ -156,4 +171,71 @@ tools_ok(g, _) if count(g.tools) == 0
 tools_ok(g, tool) if {
 	some pattern in g.tools
 	glob.match(pattern, [], tool)
+}
+
+# --- literal commands ----------------------------------------------------------------------------
+
+# Classes the actions of a literal command may have besides EXECUTION, which its commands prefix
+# covers. Never SELF_MODIFICATION or UNKNOWN (words never grant them); FINANCIAL still asks.
+literal_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL"}
+
+# Standard input the facts do not show (a here-doc's or here-string's text).
+here_docs := {"<<", "<<-", "<<<"}
+
+# METADATA
+# title: literal_covers
+# description: |
+#   The action comes from the very command the user named: the same argv (exactly, not as a
+#   prefix), run as the literal was (the same operand paths, redirections, environment, wrappers
+#   and standard input, so no other directory or file), and each of its targets is one the
+#   literal names (an operand, a redirection target, or the directory it was named in).
+literal_covers(g, lit, a, ctx) if {
+	lit.argv == a.argv
+	literal_named(g, lit)
+	runs := [c | some c in object.get(ctx, "commands", []); c.argv == a.argv]
+	count(runs) > 0
+	every c in runs {
+		same_place(c, lit)
+	}
+	every p in a.paths {
+		literal_path(lit, p, ctx)
+	}
+}
+
+# The literal's command is still among the grant's commands (a prohibition may have struck it).
+literal_named(g, lit) if regex.replace(concat(" ", lit.argv), `\s+`, " ") in {trim_space(c) | some c in g.commands}
+
+same_place(c, lit) if {
+	place(c) == lit.place
+	not fed_here_doc(c)
+}
+
+# METADATA
+# title: place
+# description: Where and how a command runs, in the shape the intent compiler records for a literal.
+place(c) := {
+	"operand_paths": object.get(c, "operand_paths", []),
+	"redirects": object.get(c, "redirects", []),
+	"env": object.get(c, "env", {}),
+	"wrappers": object.get(c, "wrappers", []),
+	"pipe_from": object.get(c, "pipe_from", ""),
+}
+
+fed_here_doc(c) if {
+	some r in object.get(c, "redirects", [])
+	r.op in here_docs
+}
+
+literal_path(lit, p, _) if p in {x | some x in lit.place.operand_paths; x != ""}
+
+literal_path(lit, p, _) if {
+	some r in lit.place.redirects
+	r.path == p
+}
+
+# The directory the literal was named in (a repository command's target), unless the call
+# changes directory first: then that path may not be where the command runs.
+literal_path(lit, p, ctx) if {
+	p == lit.cwd
+	not object.get(ctx, "moved", true)
 }

@@ -2,7 +2,11 @@ package opafence.lib.grants_test
 
 import data.opafence.lib.action
 import data.opafence.lib.grants
+import data.opafence.testing.cmdx
+import data.opafence.testing.command
+import data.opafence.testing.redirect
 import data.opafence.testing.report
+import data.opafence.testing.run_literal as raw_literal
 
 ctx := {"workspace": ["/ws"], "tool": "terminal"}
 
@@ -52,4 +56,111 @@ test_package_name if {
 	grants.package_name(" Requests==2.31 ") == "requests"
 	grants.package_name("lodash@4") == "lodash"
 	grants.package_name("black[jupyter]") == "black"
+}
+
+# --- literal commands: a run_command grant covers the other actions of that very command ---------
+
+rm_nm := command(["rm", "-rf", "node_modules"])
+
+pytest_report := cmdx(["pytest"], {"redirects": [redirect(">", "out/report.txt", "write")]})
+
+git_pull := command(["git", "pull", "--rebase"])
+
+run_literal(id, cmds) := grants.normalize(raw_literal(id, cmds))
+
+lit_rm := run_literal("g", [rm_nm])
+
+lit_report := run_literal("g", [pytest_report])
+
+lit_pull := run_literal("g", [git_pull])
+
+lctx(cmds) := {"workspace": ["/ws"], "tool": "terminal", "commands": cmds, "moved": false}
+
+moved_ctx(cmds) := object.union(lctx(cmds), {"moved": true})
+
+del(cmd, paths) := a("DELETE", {"paths": paths, "argv": cmd.argv})
+
+lw(cmd, paths) := a("LOCAL_WRITE", {"paths": paths, "argv": cmd.argv})
+
+# grant, action, context -> covered?
+literal_cases := [
+	{"name": "the literal's delete", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([rm_nm]), "want": true},
+	{
+		"name": "a longer argv is another command", "g": lit_rm,
+		"a": del(command(["rm", "-rf", "node_modules", "../other"]), {"/ws/node_modules", "/other"}),
+		"ctx": lctx([command(["rm", "-rf", "node_modules", "../other"])]), "want": false,
+	},
+	{
+		"name": "another command of the program", "g": run_literal("g", [command(["pytest"])]),
+		"a": del(command(["rm", "-rf", "src"]), {"/ws/src"}),
+		"ctx": lctx([command(["pytest"]), command(["rm", "-rf", "src"])]), "want": false,
+	},
+	{"name": "the literal's redirect", "g": lit_report, "a": lw(pytest_report, {"/ws/out/report.txt"}), "ctx": lctx([pytest_report]), "want": true},
+	{
+		"name": "a redirect to another file", "g": lit_report,
+		"a": lw(pytest_report, {"/ws/out/other.txt"}),
+		"ctx": lctx([cmdx(["pytest"], {"redirects": [redirect(">", "out/other.txt", "write")]})]), "want": false,
+	},
+	{
+		"name": "an extra redirect", "g": lit_report, "a": lw(pytest_report, {"/ws/out/report.txt"}),
+		"ctx": lctx([cmdx(["pytest"], {"redirects": [redirect(">", "out/report.txt", "write"), redirect(">>", "x.txt", "append")]})]),
+		"want": false,
+	},
+	{
+		"name": "the same argv in another directory", "g": lit_rm, "a": del(rm_nm, {"/tmp/node_modules"}),
+		"ctx": lctx([cmdx(rm_nm.argv, {"operand_paths": ["/tmp/node_modules"]})]), "want": false,
+	},
+	{
+		"name": "the same argv twice, once elsewhere", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}),
+		"ctx": lctx([rm_nm, cmdx(rm_nm.argv, {"operand_paths": ["/tmp/node_modules"]})]), "want": false,
+	},
+	{"name": "sudo is not the literal", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([cmdx(rm_nm.argv, {"wrappers": ["sudo"]})]), "want": false},
+	{"name": "find -exec is not the literal", "g": lit_rm, "a": del(rm_nm, {"/ws"}), "ctx": lctx([cmdx(rm_nm.argv, {"wrappers": ["find"]})]), "want": false},
+	{"name": "another environment", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([cmdx(rm_nm.argv, {"env": {"X": "1"}})]), "want": false},
+	{"name": "fed by a pipe", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([cmdx(rm_nm.argv, {"pipe_from": "cat"})]), "want": false},
+	{
+		"name": "fed by a here-doc", "g": run_literal("g", [command(["sqlite3", "app.db"])]),
+		"a": lw(command(["sqlite3", "app.db"]), set()),
+		"ctx": lctx([cmdx(["sqlite3", "app.db"], {"redirects": [{"op": "<<", "fd": 0, "raw": "EOF", "path": "", "mode": "other"}]})]),
+		"want": false,
+	},
+	{"name": "no command in the facts", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([]), "want": false},
+	{"name": "open targets", "g": lit_rm, "a": object.union(del(rm_nm, {"/ws/node_modules"}), {"open": true}), "ctx": lctx([rm_nm]), "want": false},
+	{"name": "a target the literal does not name", "g": lit_rm, "a": del(rm_nm, {"/ws/node_modules", "/etc/x"}), "ctx": lctx([rm_nm]), "want": false},
+	{"name": "the directory it was named in", "g": lit_pull, "a": a("LOCAL_WRITE", {"paths": {"/ws"}, "argv": git_pull.argv, "caps": {"commit"}}), "ctx": lctx([git_pull]), "want": true},
+	{"name": "not after a cd", "g": lit_pull, "a": a("LOCAL_WRITE", {"paths": {"/ws"}, "argv": git_pull.argv, "caps": {"commit"}}), "ctx": moved_ctx([git_pull]), "want": false},
+	{"name": "not without knowing", "g": lit_pull, "a": a("LOCAL_WRITE", {"paths": {"/ws"}, "argv": git_pull.argv, "caps": {"commit"}}), "ctx": {"workspace": ["/ws"], "tool": "terminal", "commands": [git_pull]}, "want": false},
+	{"name": "not self-modification", "g": lit_rm, "a": a("SELF_MODIFICATION", {"paths": {"/ws/node_modules"}, "argv": rm_nm.argv}), "ctx": lctx([rm_nm]), "want": false},
+	{"name": "not unknown", "g": lit_rm, "a": a("UNKNOWN", {"argv": rm_nm.argv}), "ctx": lctx([rm_nm]), "want": false},
+	{"name": "a derived action has no argv", "g": lit_rm, "a": a("DELETE", {"paths": {"/ws/node_modules"}}), "ctx": lctx([rm_nm]), "want": false},
+	{
+		"name": "a literal a prohibition struck", "g": object.union(lit_rm, {"commands": []}),
+		"a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([rm_nm]), "want": false,
+	},
+	{
+		"name": "only run_command grants", "g": object.union(lit_rm, {"capability": "run_tests"}),
+		"a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([rm_nm]), "want": false,
+	},
+	{
+		"name": "the literal's external write", "g": run_literal("g", [command(["redis-cli", "ping"])]),
+		"a": a("EXTERNAL_WRITE", {"argv": ["redis-cli", "ping"]}), "ctx": lctx([command(["redis-cli", "ping"])]), "want": true,
+	},
+	{
+		"name": "another external write", "g": run_literal("g", [command(["redis-cli", "ping"])]),
+		"a": a("EXTERNAL_WRITE", {"argv": ["redis-cli", "flushall"]}), "ctx": lctx([command(["redis-cli", "flushall"])]), "want": false,
+	},
+]
+
+test_literal_covers_table if {
+	bad := [row.name | some row in literal_cases; literal_covered(row) != row.want]
+	report(bad)
+	count(bad) == 0
+}
+
+literal_covered(row) if grants.covers(row.g, row.a, row.ctx)
+
+else := false
+
+test_literal_command_prefix_still_covers_execution if {
+	grants.covers(lit_rm, a("EXECUTION", {"argv": ["rm", "-rf", "node_modules", "x"], "caps": {"run_command"}}), lctx([]))
 }

@@ -38,7 +38,25 @@ policy := data.tasks[input.task]
 
 read_only if policy.read_only == true
 
-ctx := {"workspace": classify.workspace, "tool": input.call.tool}
+# METADATA
+# title: ctx
+# description: |
+#   What grant coverage needs besides the grant and the action: the workspace, the tool, the
+#   call's shell commands and whether the call changes directory (for literal commands).
+ctx := {
+	"workspace": classify.workspace,
+	"tool": input.call.tool,
+	"commands": object.get(input.facts, ["shell", "commands"], []),
+	"moved": moves,
+}
+
+# A cd, pushd or popd anywhere in the call: later commands may run in another directory.
+default moves := false
+
+moves if {
+	some c in object.get(input.facts, ["shell", "commands"], [])
+	c.name in {"cd", "pushd", "popd"}
+}
 
 counters := object.get(input.session, "counters", {})
 

