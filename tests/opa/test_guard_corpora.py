@@ -65,21 +65,7 @@ ATTACKS = load("attacks.jsonl")
 # Allowed-corpus lines that are not allowed for reasons outside the guards (no guard or taint
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
 # strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
-KNOWN_ELSEWHERE: dict[str, str] = {
-    "allow-022": "intent: `git branch -d feature/old` becomes a DELETE grant on a path; classify: a branch",
-    "allow-029": "classify: `git config user.name` (a read) is LOCAL_WRITE",
-    "allow-031": "intent: 'delete the build directory' gives LOCAL_WRITE edit, no DELETE grant for build",
-    "allow-034": "intent: 'clear … with `rm -rf .pytest_cache`' gives no grant",
-    "allow-035": "intent: DELETE grant on '.pyc' as a path; classify: find -delete hits the workspace root",
-    "allow-039": "intent: 'fix the permissions … `chmod 600 …`' gives LOCAL_WRITE, not PERMISSION_CHANGE",
-    "allow-054": "intent: 'create a virtualenv with `python -m venv .venv`' gives no EXECUTION grant",
-    "allow-074": "classify/intent: `python --version` is EXECUTION, and 'print the version' grants none",
-    "allow-075": "classify/intent: `node --version` is EXECUTION, and a question grants none",
-    "allow-092": "intent: 'upload … with `aws s3 cp …`' gives no grant for the upload (EXTERNAL_WRITE)",
-    "allow-094": "task: a LOCAL_WRITE grant on data/sales.csv does not cover `curl -o data/sales.csv`",
-    "allow-095": "intent/task: 'clone … into vendor/lib' gives no LOCAL_WRITE grant for the clone",
-    "allow-103": "classify/task: a Slack channel ('#releases') is not matched as the granted recipient",
-}
+KNOWN_ELSEWHERE: dict[str, str] = {}
 
 
 def allowed_params() -> list[Any]:

@@ -167,6 +167,25 @@ def _affirmative_clauses(
     return out
 
 
+def _instrument_clauses(ins: _Instruction, span: tuple[int, int], commands: list[str]) -> list[rules._Clause]:
+    """Request clauses in the span that ask for an action (not a read) and name every one of
+    the commands as the way to do it ("clear the cache with `rm -rf .cache`")."""
+    a, b = span
+    wanted = {" ".join(c.split()) for c in commands}
+    out: list[rules._Clause] = []
+    for clause, (mode, i) in zip(ins.analysis.clauses, ins.analysis.modes, strict=True):
+        if mode != "request" or clause.end <= a or clause.start >= b:
+            continue
+        toks = clause.tokens
+        verb = i + 1 if toks[i].norm in ("git", "gh") and tx.verb_at(toks, i + 1) else i
+        lem = tx.verb_at(toks, verb)
+        if not lem or lem in lx.READ_VERBS or lem not in lx.ACTION_VERBS:
+            continue
+        if wanted and wanted <= set(rules.instrument_literals(toks, verb)):
+            out.append(rules._Clause(clause, verb, lem))
+    return out
+
+
 def _drop(h: Hardened, g: DraftGrant, reason: str, message: int, part: str = "grant") -> None:
     h.dropped.append(DroppedGrant(grant=g.summary(), reason=reason, message=message, part=part))
     h.notes.append(
@@ -287,6 +306,8 @@ def harden_grant(
         _drop(h, g, "the evidence is not a verbatim quote of the owner's instruction", message)
         return None
     clauses = _affirmative_clauses(ins, span, lx.CAPABILITY_VERBS[(cls, cap)])
+    if not clauses and cap == "run_command":
+        clauses = _instrument_clauses(ins, span, g.commands)
     if not clauses:
         _drop(
             h,

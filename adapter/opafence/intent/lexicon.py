@@ -38,7 +38,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
-            "ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
+            "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
         )
@@ -79,7 +79,10 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         )
     ),
     ("PERMISSION_CHANGE", "chmod"): frozenset(
-        words("chmod chown chgrp make set change grant revoke restrict")
+        words(
+            "chmod chown chgrp make set change grant revoke restrict fix correct reset restore update adjust "
+            "tighten"
+        )
     ),
     ("MEMORY_WRITE", "remember"): frozenset(
         words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
@@ -107,7 +110,7 @@ EDIT_VERBS = frozenset(
     words(
         "fix implement refactor edit update modify change create add rename move rewrite patch append "
         "save generate clean improve convert replace insert restructure reorganize reorganise optimize "
-        "optimise tweak adjust correct extend port migrate bump rework tidy simplify copy duplicate "
+        "optimise tweak adjust correct extend port migrate bump rework tidy simplify copy duplicate clone "
         "ändere ändern speichere speichern korrigiere repariere erstelle corrige corriger modifie "
         "modifier enregistre sauvegarde crée arregla arreglar modifica modificar guarda guardar crea "
         "correggi salva"
@@ -122,6 +125,9 @@ RUN_VERBS = frozenset(
 PUBLISH_VERBS = frozenset(words("publish post upload tweet submit release"))
 MEMORY_VERBS = frozenset(words("remember memorize memorise merke retiens recuerda ricorda"))
 PERMISSION_VERBS = frozenset(["chmod", "chown", "chgrp"])
+
+# Verbs that ask for some action (any capability's row).
+ACTION_VERBS = frozenset(v for row in CAPABILITY_VERBS.values() for v in row)
 
 # Verbs that read, look or talk back: an instruction, but one that needs no grant.
 READ_VERBS = frozenset(
@@ -348,6 +354,8 @@ PATHLESS_OBJECTS = frozenset(
         "notification notifications spam newsletter newsletters subscriber subscribers entry entries"
     )
 )
+# Nouns whose name follows or precedes them and is a git ref, never a path ("branch feature/x").
+REF_WORDS = frozenset(words("branch branches tag tags ref refs"))
 FOLDER_WORDS = frozenset(
     words("folder directory dir ordner verzeichnis dossier répertoire carpeta directorio cartella")
 )
@@ -392,6 +400,7 @@ PROHIBIT_VERBS.update(
         "fix": (("LOCAL_WRITE",), "words"),
         "save": (("LOCAL_WRITE",), "words"),
         "create": (("LOCAL_WRITE",), "words"),
+        "clone": (("LOCAL_WRITE",), "words"),
         "move": (("LOCAL_WRITE", "DELETE"), "words"),
         "rename": (("LOCAL_WRITE", "DELETE"), "words"),
         "push": (("EXTERNAL_WRITE",), "none"),

@@ -182,6 +182,43 @@ def _recipients(c: _Clause) -> list[str]:
     return out
 
 
+_PERMISSION_SETTERS = frozenset(words("make set change fix correct reset restore update adjust tighten"))
+_PERMISSION_NOUNS = frozenset(words("permissions permission mode modes chmod"))
+_PERMISSION_LINKS = frozenset(words("on of for to in"))
+
+
+def _permission_object(obj: tuple[tx.Token, ...]) -> bool:
+    """Does the object name a file's permissions ("the permissions on x", "executable"), not a
+    thing about permissions ("the permission check in auth.py", "the permissions docs")?"""
+    for k, t in enumerate(obj):
+        if t.literal:
+            continue
+        if t.norm == "executable":
+            return True
+        if t.norm in _PERMISSION_NOUNS:
+            nxt = obj[k + 1] if k + 1 < len(obj) else None
+            if nxt is None or nxt.literal or nxt.norm in _PERMISSION_LINKS or tx.is_path_like(nxt.core):
+                return True
+    return False
+
+
+def _extension(obj: tuple[tx.Token, ...], k: int) -> bool:
+    """Is obj[k] a kind of file ("the .pyc files", "all .log files"), not a file named ".pyc"?"""
+    t = obj[k]
+    nxt = obj[k + 1].norm if k + 1 < len(obj) and not obj[k + 1].literal else ""
+    return not t.literal and bool(re.match(r"^\.[A-Za-z0-9]{1,10}$", t.core)) and nxt == "files"
+
+
+def _ref_name(obj: tuple[tx.Token, ...], k: int) -> bool:
+    """Is obj[k] the name of a git branch or tag ("branch feature/old", "the feature/old
+    branch", "the branch called release/1.2")? A ref name looks like a path but is none."""
+    before = [t.norm for t in obj[max(0, k - 2) : k] if not t.literal]
+    after = obj[k + 1].norm if k + 1 < len(obj) and not obj[k + 1].literal else ""
+    if before and before[-1] in ("called", "named"):
+        before = before[:-1]
+    return bool((before and before[-1] in lx.REF_WORDS) or after in lx.REF_WORDS)
+
+
 def _paths(obj: tuple[tx.Token, ...]) -> list[str]:
     out: list[str] = []
     blocked = False
@@ -192,7 +229,7 @@ def _paths(obj: tuple[tx.Token, ...]) -> list[str]:
         if blocked:
             continue
         core = t.core.rstrip(".,;:")
-        if tx.is_path_like(core):
+        if tx.is_path_like(core) and not _ref_name(obj, k) and not _extension(obj, k):
             out.append(core)
         elif not t.literal and t.norm in lx.FOLDER_WORDS:
             for nb in (obj[k - 1] if k > 0 else None, obj[k + 1] if k + 1 < len(obj) else None):
@@ -283,6 +320,40 @@ def _packages(tokens: tuple[tx.Token, ...]) -> list[str]:
         else:
             break
     return list(dict.fromkeys(out))
+
+
+_INSTRUMENT_WORDS = frozenset(words("with using via through"))
+_INSTRUMENT_NOISE = frozenset(words("the a an this that command commands script cli tool one-liner"))
+
+
+def instrument_literals(toks: tuple[tx.Token, ...], verb: int) -> list[str]:
+    """Literal commands a request names as the way to do it: "clear the cache with `rm -rf
+    .cache`", "… using the command `x`", "… by running `x`". Whitespace-normalized."""
+    out: list[str] = []
+    for k in range(verb + 1, len(toks)):
+        if not toks[k].literal:
+            continue
+        j = k - 1
+        while j > verb and not toks[j].literal and toks[j].norm in _INSTRUMENT_NOISE:
+            j -= 1
+        if j <= verb or toks[j].literal:
+            continue
+        w = toks[j].norm
+        by_running = lx.lemma(w) in lx.RUN_VERBS and j - 1 > verb and toks[j - 1].norm == "by"
+        if w in _INSTRUMENT_WORDS or by_running:
+            cmd = " ".join(toks[k].core.split())
+            if cmd and cmd not in out:
+                out.append(cmd)
+    return out
+
+
+def instrument_grants(c: _Clause) -> list[DraftGrant]:
+    """A request to act that names the literal command to do it with asks to run that command:
+    Rego then covers that command's own actions, exactly as named (lib/grants.rego)."""
+    if c.lemma in lx.READ_VERBS:
+        return []
+    found = instrument_literals(c.toks, c.i)
+    return [_grant(c, "EXECUTION", "run_command", commands=found)] if found else []
 
 
 def _run(c: _Clause) -> list[DraftGrant] | str:
@@ -377,10 +448,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         return [_grant(c, "MEMORY_WRITE", "remember")]
 
     # permissions
-    if lem in lx.PERMISSION_VERBS or (
-        lem in ("make", "set", "change")
-        and words & {"executable", "permissions", "permission", "chmod", "mode"}
-    ):
+    if lem in lx.PERMISSION_VERBS or (lem in _PERMISSION_SETTERS and _permission_object(obj)):
         return [
             _grant(
                 c,
@@ -603,7 +671,10 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         elif verb > 0 and toks_c[verb - 1].norm in ("git", "gh"):
             tool = toks_c[verb - 1].norm
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
-        found = grants_for(_Clause(clause, verb, lem, tool))
+        request = _Clause(clause, verb, lem, tool)
+        found = grants_for(request)
+        if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
+            found = [*found, *instrument_grants(request)]
         if isinstance(found, str):
             if lx.lemma(lem) not in lx.READ_VERBS:
                 notes.append(Note(clause.text, "ignored", found))

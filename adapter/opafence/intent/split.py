@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from opafence.intent import lexicon as lx
+
 # Hermes appends "\n\n--- Context Warnings ---\n..." and then "\n\n--- Attached Context ---\n\n...".
 _HERMES_BLOCK = re.compile(r"^[ \t]*--- (Attached Context|Context Warnings) ---[ \t]*$", re.MULTILINE)
 _FENCE = re.compile(r"(```|~~~|\"\"\"|''').*?(?:\1|\Z)", re.DOTALL)
@@ -155,6 +157,58 @@ def _sentence_start(text: str, at: int) -> int:
     return i
 
 
+_DELETE_VERBS = lx.CAPABILITY_VERBS[("DELETE", "delete")]
+_LEAD_FILLERS = frozenset(("please", "just", "now", "then"))
+_JOINERS = frozenset(("and", "then", "but", "also", "plus", "or", "&", "after", "before"))
+_SENTENCE_END = re.compile(r"[.!?;\n]")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in (x.strip(".,;:!?'\"()").lower() for x in text.split()) if w]
+
+
+def _restated_deletion_end(text: str, m: re.Match[str]) -> int | None:
+    """Where a restated deletion after an introducing colon ends, or None when there is none.
+
+    "Clean the build output: delete the build directory": a deletion whose object is introduced
+    with a bare "the" and a colon, followed by one plain deletion request that says which. What
+    is deleted is a thing, not the text after the colon, so that one sentence stays an
+    instruction (hardening still wants literal paths). It must be a single clause with nothing
+    but a deletion in it: no second verb joined on, no list, no address or URL. Any other
+    determiner ("this", "the following", ...), verb or continuation keeps the colon's rule, and
+    whatever follows that sentence is data all the same."""
+    intro = m.group(0).lower()
+    if not re.match(r"the\s", intro) or re.match(r"the\s+following\b", intro):
+        return None
+    head = [w for w in _words(text[_sentence_start(text, m.start()) : m.start()]) if w not in _LEAD_FILLERS]
+    if len(head) != 1 or lx.lemma(head[0]) not in _DELETE_VERBS:
+        return None
+    end_m = _SENTENCE_END.search(text, m.end())
+    end = end_m.start() if end_m else len(text)
+    sentence = text[m.end() : end]
+    said = _words(sentence)
+    while said and said[0] in _LEAD_FILLERS:
+        said = said[1:]
+    if not said or lx.lemma(said[0]) not in _DELETE_VERBS:
+        return None
+    if "," in sentence or "@" in sentence or "://" in sentence or any(w in _JOINERS for w in said):
+        return None
+    return end
+
+
+def _introduced_cut(text: str) -> int | None:
+    """Where introduced content starts (see _INTRODUCED), after a restated deletion if any."""
+    for m in _INTRODUCED.finditer(text):
+        end = _restated_deletion_end(text, m)
+        if end is None:
+            return m.end()
+        rest = text[end:].lstrip(".!?;")
+        if rest.strip():
+            return len(text) - len(rest)
+        return None
+    return None
+
+
 def _quoted_strings(text: str, data: list[DataBlock]) -> str:
     """Quoted text of more than one word becomes data, outside `backtick literals`.
 
@@ -198,7 +252,10 @@ def split_message(message: str) -> Split:
         text = _cut_rest(text, at, "email", data)
     text = _remove(_QUOTE_LINES, text, "quote", data, repl="\n")
 
-    for pattern, kind in ((_INTRODUCED, "introduced"), (_REPORTED, "reported"), (_ANNOUNCED, "introduced")):
+    at = _introduced_cut(text)
+    if at is not None:
+        text = _cut_rest(text, at, "introduced", data)
+    for pattern, kind in ((_REPORTED, "reported"), (_ANNOUNCED, "introduced")):
         m = pattern.search(text)
         if m:
             text = _cut_rest(text, m.end(), kind, data)

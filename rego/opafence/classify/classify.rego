@@ -60,7 +60,7 @@ fact_domains := {lower(u.host) |
 fact_recipients := {lower(r.address) |
 	some r in input.facts.recipients
 	object.get(r, "address", "") != ""
-}
+} | channel_recipients
 
 # A recipient the facts could not read as an address: no recipient grant can cover the call.
 recipients_unclear if {
@@ -68,9 +68,48 @@ recipients_unclear if {
 	not clear_recipient(r)
 }
 
+recipients_unclear if {
+	some v in channel_values
+	not channel_name(v)
+}
+
 clear_recipient(r) if {
 	r.valid == true
 	object.get(r, "address", "") != ""
+}
+
+# A chat channel or handle written where an address goes (to: "#releases"): plain ASCII only,
+# so it cannot be a look-alike of the one the user named.
+clear_recipient(r) if {
+	regex.match(`^[#@][a-z0-9][a-z0-9_.-]{0,79}$`, object.get(r, "address", ""))
+	not r.confusable
+	not r.mixed_script
+}
+
+# --- chat channels ------------------------------------------------------------------------------
+
+channel_keys := {"channel", "channel_name"}
+
+channel_values contains v if {
+	some k, v in input.call.args
+	lower(k) in channel_keys
+}
+
+channel_name(v) := name if {
+	is_string(v)
+	name := trim_prefix(lower(trim_space(v)), "#")
+	regex.match(`^[a-z0-9][a-z0-9_.-]{0,79}$`, name)
+}
+
+# METADATA
+# title: channel_recipients
+# description: |
+#   The chat channel a message goes to (`"channel": "#releases"` or `"releases"`), as the
+#   recipient "#releases" that the user's words name; a channel argument that is not a plain
+#   channel name makes the recipients unclear instead.
+channel_recipients := {concat("", ["#", name]) |
+	some v in channel_values
+	name := channel_name(v)
 }
 
 # Targets of a table-driven action: whatever the facts found in the arguments.

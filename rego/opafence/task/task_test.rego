@@ -116,6 +116,14 @@ literal_rm_no_delete := object.union(literal_rm, {"prohibitions": [prohibition("
 
 literal_rm_bounded := object.union(literal_rm, {"bounds": {"paths": ["/ws/src"]}})
 
+send_releases := grants([grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["#releases"]})])
+
+edit_sales := grants([grant("g1", "LOCAL_WRITE", {"capability": "edit", "paths": ["/ws/data/sales.csv"]})])
+
+edit_vendor := grants([grant("g1", "LOCAL_WRITE", {"capability": "edit", "paths": ["/ws/vendor/lib"]})])
+
+slack_post(channel) := object.union(mcp("mcp__slack__post_message", ["post", "message"]), {"call": {"args": {"channel": channel, "text": "deploy done"}}})
+
 no_send := policy_of(
 	[grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["john@example.com"]})],
 	[prohibition("p1", ["COMMUNICATION"], {"evidence": "don't send anything"})],
@@ -211,6 +219,20 @@ cases := [
 	{"name": "literal: read-only wins", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_read_only, "want": "block", "codes": {"READ_ONLY_TASK"}},
 	{"name": "literal: a prohibition wins", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_no_delete, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "literal: bounds hold", "in": sh([["rm", "-rf", "node_modules"]]), "task": literal_rm_bounded, "want": "block", "codes": {"OUT_OF_BOUNDS"}},
+	# reads that look like programs
+	{"name": "a version query", "in": sh([["python", "--version"]]), "task": fallback, "want": "allow", "codes": set()},
+	{"name": "a version query with more", "in": sh([["python", "--version", "x.py"]]), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "reading a git setting", "in": sh([["git", "config", "user.name"]]), "task": fallback, "want": "allow", "codes": set()},
+	{"name": "writing a git setting", "in": sh([["git", "config", "user.name", "x"]]), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	# downloads and clones write where they say
+	{"name": "download to the named file", "in": sh([["curl", "-o", "data/sales.csv", "https://data.example.com/sales.csv"]]), "task": edit_sales, "want": "allow", "codes": set()},
+	{"name": "download to another file", "in": sh([["curl", "-o", "data/other.csv", "https://data.example.com/sales.csv"]]), "task": edit_sales, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "download to a hidden file", "in": sh([["curl", "--output=data/sales.csv", "https://data.example.com/sales.csv"]]), "task": edit_sales, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "clone into the named directory", "in": sh([["git", "clone", "https://github.com/acme/lib", "vendor/lib"]]), "task": edit_vendor, "want": "allow", "codes": set()},
+	{"name": "clone elsewhere", "in": sh([["git", "clone", "https://github.com/acme/lib"]]), "task": edit_vendor, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	# chat channels are recipients
+	{"name": "post to the named channel", "in": slack_post("#releases"), "task": send_releases, "want": "allow", "codes": set()},
+	{"name": "post to another channel", "in": slack_post("#random"), "task": send_releases, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	# communication: recipients are exact
 	{"name": "send without grant", "in": send(["john@example.com"], []), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "send to the named recipient", "in": send(["john@example.com"], []), "task": send_john, "want": "allow", "codes": set()},

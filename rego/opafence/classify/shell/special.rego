@@ -485,3 +485,46 @@ sensitive_kinds(p) := {k |
 	startswith(a, home_prefix)
 	k := data.opafence.classify.shell.sensitive_home_paths[substring(a, count(home_prefix), -1)]
 }
+
+# --- where git clone writes ----------------------------------------------------------------
+
+# Index in argv of each operand, in the facts' order (every word after the name that is not an
+# option before "--"); [] when that does not line up with the facts' operands.
+operand_positions(cmd) := ps if {
+	ps := [i |
+		some i, t in cmd.argv
+		i > 0
+		not option_word(cmd.argv, i, t)
+	]
+	count(ps) == count(operands(cmd))
+} else := []
+
+option_word(argv, i, t) if {
+	i < end_of_options(argv)
+	startswith(t, "-")
+	t != "-"
+}
+
+option_word(argv, i, "--") if i == end_of_options(argv)
+
+# The operand paths after the subcommand that are not the value of an option (value_flags).
+positional_paths(cmd) := [operand_paths(cmd)[j] |
+	ps := operand_positions(cmd)
+	count(ps) > 0
+	some j in numbers.range(used(cmd), count(ps) - 1)
+	j >= used(cmd)
+	not cmd.argv[ps[j] - 1] in {f | some f in object.get(eff(cmd), "value_flags", [])}
+]
+
+# METADATA
+# title: destination
+# description: |
+#   Where `git clone REPO [DIR]` writes: DIR (every positional operand after the first, when
+#   there are more), else a new directory in the one it runs in. With -C, relative operands are
+#   resolved from elsewhere than the facts did, so git's own directory counts too; when the
+#   operands cannot be lined up with argv, every operand and the directory count.
+destination(cmd) := {git_dir(cmd)} | {p | some p in rest_paths(cmd)} if {
+	count(operand_positions(cmd)) == 0
+} else := {p | some p in array.slice(positional_paths(cmd), 1, count(positional_paths(cmd)))} | {git_dir(cmd) | "-C" in cmd.argv} if {
+	count(positional_paths(cmd)) > 1
+} else := {git_dir(cmd)}
