@@ -358,7 +358,9 @@ class Fence:
             decision = self.bridge.decide(doc)
         digest = args_hash(snap)
         with self.store._lock:
-            rec.facts.record_decision(tool, decision, untrusted=False)
+            # Same bookkeeping as replay (judge.py): the history marks calls that bring content in.
+            source = rec.facts.untrusted_source(tool, facts, self.workspace)
+            rec.facts.record_decision(tool, decision, untrusted=bool(source))
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
                 self.store.remember_decision(
