@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from opafence.audit import AuditLog
 from opafence.config import Config, ConfigError, load_config
 from opafence.errors import BridgeError
 from opafence.host import Host
@@ -126,6 +127,26 @@ def test_decision(bridge: Bridge) -> tuple[bool, str]:
     return ok, f"read_file -> {read.verdict}, an unknown tool unattended -> {unknown.verdict}"
 
 
+def report_other_deciders(state: Path) -> None:
+    """Other plugins that also register pre_tool_call (they can block or approve calls too), as the
+    running plugin last recorded them in the audit trail."""
+    try:
+        entries = AuditLog(state / "audit.jsonl").tail(200)
+    except Exception:
+        return
+    latest = next(
+        (e for e in reversed(entries) if e.get("event") in ("start", "other_deciders")),
+        None,
+    )
+    if latest is None:
+        return
+    others = latest.get("other_deciders", latest.get("plugins")) or []
+    if others:
+        _warn("other plugins decide tool calls", ", ".join(str(o) for o in others) + " (opafence runs first)")
+    else:
+        _line(True, "other plugins deciding tool calls", "none")
+
+
 def run_doctor(config_file: Path | None = None) -> int:
     failures = 0
     try:
@@ -166,5 +187,6 @@ def run_doctor(config_file: Path | None = None) -> int:
         finally:
             bridge.close()
     failures += report_running(state_dir())
+    report_other_deciders(state_dir())
     print("opafence doctor: " + ("all good" if not failures else f"{failures} problem(s)"), file=sys.stderr)
     return 0 if not failures else 1

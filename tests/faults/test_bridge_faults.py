@@ -150,3 +150,30 @@ def test_remote_without_token_file_fails_to_start(tmp_path: Path) -> None:
         b.start()
     assert e.value.code == "OPA_START_FAILED"
     assert "TOKEN_FILE" in e.value.sentence()
+
+
+def test_restart_refuses_a_binary_that_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The binary is checked once at start; a restart runs exactly that binary or nothing."""
+    import shutil
+
+    from opafence.opa.binary import resolve
+
+    copy = tmp_path / "opa"
+    shutil.copy2(resolve().path, copy)
+    monkeypatch.delenv("OPAFENCE_OPA_BIN", raising=False)
+    b = Bridge(Config(opa=OpaConfig(binary=str(copy))), tmp_path / "state")
+    try:
+        b.start()
+        assert b.local is not None and b.local.binary.path == copy
+        swapped = copy.with_name("opa.new")  # swap the file at the path (it is busy while it runs)
+        swapped.write_bytes(copy.read_bytes() + b"\0tampered")
+        swapped.chmod(0o755)
+        os.replace(swapped, copy)
+        pid = b.local.opa_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert wait_for(lambda: b.last_error is not None and "changed since" in b.last_error.sentence(), 10)
+        assert not b.ready
+        assert ask(b).verdict == "block"
+    finally:
+        b.close()

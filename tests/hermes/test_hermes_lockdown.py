@@ -25,7 +25,7 @@ PROBE = textwrap.dedent(
 )
 
 
-def run_hermes(home: Path, extra_env: dict[str, str]) -> dict[str, object]:
+def run_hermes(home: Path, extra_env: dict[str, str], probe: str = PROBE) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
     env.update({"HERMES_HOME": str(home), **extra_env})
     subprocess.run(
@@ -35,7 +35,7 @@ def run_hermes(home: Path, extra_env: dict[str, str]) -> dict[str, object]:
         capture_output=True,
     )
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120, check=True
     )
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
@@ -68,3 +68,18 @@ def test_healthy_setup_allows_the_read(tmp_path: Path) -> None:
     home.mkdir()
     out = run_hermes(home, {})
     assert "error" not in out, out
+
+
+def test_a_config_file_outside_the_state_dir_is_protected(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "etc" / "opafence.yaml"
+    config.parent.mkdir()
+    config.write_text("mode: enforce\n")
+    probe = PROBE.replace(
+        '"read_file", {"path": "/etc/hostname"}',
+        f'"write_file", {{"path": {str(config)!r}, "content": "mode: monitor"}}',
+    )
+    out = run_hermes(home, {"OPAFENCE_CONFIG": str(config)}, probe)
+    assert "SELF_PROTECT" in str(out.get("error", "")), out
+    assert config.read_text() == "mode: enforce\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from opafence.audit import AuditError, AuditLog, arg_digests
-from opafence.config import Config, ConfigError, load_config
+from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
@@ -126,10 +126,14 @@ class Fence:
     def setup(self, start_in_background: bool = True) -> None:
         """Read the config once, prepare state, start OPA. Failures leave the lockdown in force."""
         try:
-            self.config = load_config()
+            config = load_config()
         except ConfigError as e:
             self.fail(f"configuration error: {e}")
             return
+        # The config file itself is self-protected, wherever OPAFENCE_CONFIG puts it.
+        self.config = config.model_copy(
+            update={"protected_paths": [*config.protected_paths, str(config_path().expanduser().resolve())]}
+        )
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
@@ -354,7 +358,9 @@ class Fence:
             decision = self.bridge.decide(doc)
         digest = args_hash(snap)
         with self.store._lock:
-            rec.facts.record_decision(tool, decision, untrusted=False)
+            # Same bookkeeping as replay (judge.py): the history marks calls that bring content in.
+            source = rec.facts.untrusted_source(tool, facts, self.workspace)
+            rec.facts.record_decision(tool, decision, untrusted=bool(source))
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
                 self.store.remember_decision(

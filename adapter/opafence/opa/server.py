@@ -20,7 +20,7 @@ from typing import IO, Any
 from opafence.bundle import BundleError, read_manifest
 from opafence.errors import BridgeError
 from opafence.opa.authz import authz_module, new_token
-from opafence.opa.binary import OpaBinary
+from opafence.opa.binary import OpaBinary, file_sha256
 from opafence.opa.bundle_status import activated_at, bundle_error
 from opafence.opa.client import Endpoint, OpaClient
 from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
@@ -95,6 +95,7 @@ class LocalOpa:
         self.token = ""
         self.revision = ""
         self.proc: subprocess.Popen[bytes] | None = None
+        self.started_once = False
         self._lifeline: IO[bytes] | None = None
 
     def endpoint(self) -> Endpoint:
@@ -136,6 +137,17 @@ class LocalOpa:
 
     def start(self) -> None:
         self.stop()
+        if self.started_once:
+            # A restart runs the same binary that was checked at start, or nothing.
+            try:
+                digest = file_sha256(self.binary.path)
+            except OSError as e:
+                raise BridgeError(
+                    "OPA_START_FAILED", f"cannot read {self.binary.path}: {e.strerror}"
+                ) from None
+            if digest != self.binary.sha256:
+                raise BridgeError("OPA_START_FAILED", f"{self.binary.path} changed since opafence started")
+        self.started_once = True
         self.token = new_token()
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
