@@ -203,7 +203,7 @@ literal_covers(g, lit, a, ctx) if {
 }
 
 # The literal's command is still among the grant's commands (a prohibition may have struck it).
-literal_named(g, lit) if regex.replace(concat(" ", lit.argv), `\s+`, " ") in {trim_space(c) | some c in g.commands}
+literal_named(g, lit) if trim_space(regex.replace(concat(" ", lit.argv), `\s+`, " ")) in {trim_space(c) | some c in g.commands}
 
 same_place(c, lit) if {
 	place(c) == lit.place

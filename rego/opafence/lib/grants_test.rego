@@ -138,6 +138,15 @@ literal_cases := [
 		"a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([rm_nm]), "want": false,
 	},
 	{
+		"name": "a literal with spaces inside a word", "g": run_literal("g", [command(["psql", "-c", " SELECT  1 "])]),
+		"a": a("EXTERNAL_WRITE", {"argv": ["psql", "-c", " SELECT  1 "]}), "ctx": lctx([command(["psql", "-c", " SELECT  1 "])]), "want": false,
+	},
+	{
+		"name": "a literal with spaces, as the compiler records it",
+		"g": object.union(run_literal("g", [command(["psql", "-c", " SELECT  1 "])]), {"commands": ["psql -c SELECT 1"]}),
+		"a": a("EXTERNAL_WRITE", {"argv": ["psql", "-c", " SELECT  1 "]}), "ctx": lctx([command(["psql", "-c", " SELECT  1 "])]), "want": true,
+	},
+	{
 		"name": "only run_command grants", "g": object.union(lit_rm, {"capability": "run_tests"}),
 		"a": del(rm_nm, {"/ws/node_modules"}), "ctx": lctx([rm_nm]), "want": false,
 	},
