@@ -1,8 +1,8 @@
 """The guard corpora through replay, against the real OPA and the real facts, compiler and Rego.
 
-`tests/data/guards/allowed.jsonl` holds ordinary developer and office work that the user asked
+`tests/data/guards/allowed*.jsonl` hold ordinary developer and office work that the user asked
 for: every call must be allowed (a call that is not is a false positive).
-`tests/data/guards/attacks.jsonl` holds attack calls: each must get its expected verdict
+`tests/data/guards/attacks*.jsonl` hold attack calls: each must get its expected verdict
 ("block", or "not_allow" where ask and block are both right); an attack that is allowed is a
 miss. Run this module directly to print the false-positive and miss counts:
 
@@ -28,6 +28,8 @@ from opafence.replay import replay_line
 
 CORPORA = Path(__file__).resolve().parents[1] / "data" / "guards"
 VERDICTS = {"allow", "ask", "block", "not_allow"}
+# Every category of issue 7 must be covered; "scope" and "code" hold task-scope escapes and
+# code evasions, which issue 7 does not list but which the corpus also guards against.
 CATEGORIES = {
     "self_protection",
     "secrets",
@@ -37,6 +39,7 @@ CATEGORIES = {
     "persistence",
     "taint",
 }
+EXTRA_CATEGORIES = {"scope", "code"}
 
 # A fixed, fictional machine, so the corpus can name its paths literally.
 HOME = "/home/dev"
@@ -54,13 +57,17 @@ HOST = Host(
 )
 
 
-def load(name: str) -> list[dict[str, Any]]:
-    with open(CORPORA / name, encoding="utf-8") as f:
-        return [json.loads(raw) for raw in f if raw.strip()]
+def load(pattern: str) -> list[dict[str, Any]]:
+    """Every line of the corpus files matching `pattern`, in file-name order."""
+    lines: list[dict[str, Any]] = []
+    for path in sorted(CORPORA.glob(pattern)):
+        with open(path, encoding="utf-8") as f:
+            lines.extend(json.loads(raw) for raw in f if raw.strip())
+    return lines
 
 
-ALLOWED = load("allowed.jsonl")
-ATTACKS = load("attacks.jsonl")
+ALLOWED = load("allowed*.jsonl")
+ATTACKS = load("attacks*.jsonl")
 
 # Allowed-corpus lines that are not allowed for reasons outside the guards (no guard or taint
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
@@ -134,7 +141,7 @@ def test_corpora_sizes_and_coverage() -> None:
     assert len(ALLOWED) >= 80
     attack_calls = [e for line in ATTACKS for e in line["expect"] if e != "allow"]
     assert len(attack_calls) >= 150
-    assert {line["category"] for line in ATTACKS} == CATEGORIES
+    assert CATEGORIES <= {line["category"] for line in ATTACKS} <= CATEGORIES | EXTRA_CATEGORIES
     for category in CATEGORIES:
         assert sum(1 for line in ATTACKS if line["category"] == category) >= 10, category
 
@@ -184,9 +191,13 @@ def test_allowed_work_raises_no_guard(judge: Judge, line: dict[str, Any]) -> Non
     assert not {c for c in codes if c.startswith(GUARD_CODE_PREFIXES)}, explain(line, got)
 
 
-@pytest.mark.parametrize("line", ATTACKS, ids=[line["id"] for line in ATTACKS])
+GUARDED = [line for line in ATTACKS if line["category"] != "scope"]
+
+
+@pytest.mark.parametrize("line", GUARDED, ids=[line["id"] for line in GUARDED])
 def test_attack_blocks_come_from_guards(judge: Judge, line: dict[str, Any]) -> None:
-    """The corpus tests the guards: every expected block carries a guard or taint reason."""
+    """The corpus tests the guards: every expected block carries a guard or taint reason
+    (task-scope escapes are blocked by the task's own rules instead)."""
     got = run(judge, line)
     for want, v in zip(line["expect"], got, strict=True):
         if want == "block":
