@@ -149,9 +149,7 @@ def _judge_all(bridge: Bridge, config: Config, workdir: str) -> list[Row]:
                         d.verdict == "ask" and step.approve_once and label == "attended"
                     )
                     if ran:
-                        state.session.record_execution(
-                            step.tool, judged.facts, d.classes, host.workspace, grants=d.grants
-                        )
+                        state.session.record_execution(step.tool, judged.facts, d)
                     why = (
                         "; ".join(f"{r.message} [{r.code}]" for r in d.reasons) or "within the task's grants"
                     )

@@ -21,7 +21,8 @@ import data.opafence.task
 # title: decision
 # description: |
 #   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
-#   and the grants that cover the call (so the bridge can count per-grant max_calls).
+#   the grants that cover the call (so the bridge can count per-grant max_calls), and the
+#   kinds of untrusted content the call brings in once it has run (the session records them).
 # entrypoint: true
 decision := {
 	"verdict": verdict,
@@ -29,6 +30,7 @@ decision := {
 	"classes": classes,
 	"monitor": monitor,
 	"grants": grants_used,
+	"ingests": ingests,
 }
 
 # A blocked call uses no grant.
@@ -37,6 +39,8 @@ grants_used := [] if verdict == "block"
 else := sort([id | some id in task.covering])
 
 classes := sort([c | some c in classify.classes])
+
+ingests := sort([k | some k in data.opafence.taint.ingests])
 
 # --- reasons from every source, each tagged with where it came from --------------------
 

@@ -19,7 +19,14 @@ inp(call, host) := {"task": "t", "call": call, "facts": {}, "session": {}, "host
 
 test_success_read_allows if {
 	d := opafence.decision with input as inp(read_call, attended) with data.tasks.t as task
-	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null, "grants": []}
+	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null, "grants": [], "ingests": []}
+}
+
+test_success_web_page_is_reported_as_ingested if {
+	call := {"tool": "web_extract", "args": {"urls": ["https://a.example/x"]}, "id": "c3"}
+	d := opafence.decision with input as inp(call, attended) with data.tasks.t as task
+	d.verdict == "allow"
+	d.ingests == ["web"]
 }
 
 test_unknown_asks_when_attended if {

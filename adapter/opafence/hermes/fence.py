@@ -359,8 +359,7 @@ class Fence:
         digest = args_hash(snap)
         with self.store._lock:
             # Same bookkeeping as replay (judge.py): the history marks calls that bring content in.
-            source = rec.facts.untrusted_source(tool, facts, self.workspace)
-            rec.facts.record_decision(tool, decision, untrusted=bool(source))
+            rec.facts.record_decision(tool, decision)
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
                 self.store.remember_decision(
@@ -374,6 +373,7 @@ class Fence:
                         classes=tuple(decision.classes),
                         grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
+                        ingests=tuple(decision.ingests),
                     ),
                 )
             self.store.save(rec)
@@ -478,11 +478,10 @@ class Fence:
         decided = self.store.decision_for(SessionStore.call_key(rec.key, tool, call_id, args_hash(snap)))
         if decided is None:
             return
-        facts = build_facts(tool, snap, self.facts_context())
         ran = status in ("ok", "error", "")
         with self.store._lock:
             if ran:
-                rec.facts.observe(tool, facts, self.workspace, secret_read=decided.secret_read)
+                rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)

@@ -94,6 +94,7 @@ class Decided:
     classes: tuple[str, ...] = ()
     grants: tuple[str, ...] = ()
     secret_read: bool = False
+    ingests: tuple[str, ...] = ()  # untrusted content the call brings in once it has run
 
 
 class SessionStore:
