@@ -68,6 +68,7 @@ def U(
     loopback: bool = False,
     private: bool = False,
     arg: str = "command",
+    host_data: bool = False,
 ) -> dict[str, Any]:
     return {
         "raw": raw,
@@ -82,6 +83,7 @@ def U(
         "loopback": loopback,
         "private": private,
         "arg": arg,
+        "host_data": host_data,
     }
 
 

@@ -109,6 +109,42 @@ def normalize_host(raw_host: str) -> tuple[str, dict[str, bool], bool]:
     return encoded, flags, ok
 
 
+_LABEL_FILLER = str.maketrans("", "", "-_")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _encoded_label(label: str) -> bool:
+    """A host label that looks like encoded data (hex, base32, base64) rather than a name."""
+    core = label.translate(_LABEL_FILLER)
+    if len(core) < 12 or label.lower().startswith("xn--"):
+        return False
+    letters = [c for c in core if c.isalpha()]
+    digits = len(core) - len(letters)
+    if digits and any(c.isupper() for c in letters) and any(c.islower() for c in letters):
+        return True  # base64: both cases and digits
+    if len(core) < 16:
+        return False
+    if digits * 4 >= len(core) or (digits and all(c in _HEX for c in core)):
+        return True
+    return not letters or sum(c in _VOWELS for c in letters) * 5 < len(letters)
+
+
+def host_data(raw_host: str) -> bool:
+    """True when a host name could carry data to whoever answers for its domain (DNS
+    exfiltration): a label that looks encoded, a very long label, or very many labels. Judged
+    on the name as written (before lower-casing), so base64's mixed case still shows."""
+    host = unquote(raw_host).strip().rstrip(".")
+    if not host or host.startswith("[") or _legacy_ipv4(host):
+        return False
+    labels = host.split(".")
+    if len(labels) >= 7 or len(".".join(labels[:-2])) >= 48:
+        return True
+    return any(len(x) >= 40 or _encoded_label(x) for x in labels)
+
+
 def _secret_like(raw: str, query: str, fragment: str, has_credentials: bool) -> bool:
     if has_credentials or secrets.find_kinds(unquote(raw)):
         return True
@@ -199,6 +235,7 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
+        "host_data": host_data(host),
     }, problem
 
 
@@ -217,6 +254,7 @@ def _data_url(raw: str, arg: str) -> dict[str, Any]:
         "loopback": False,
         "private": False,
         "arg": arg,
+        "host_data": False,
     }
 
 
@@ -250,6 +288,7 @@ def remote_target(text: str, arg: str, scheme: str) -> tuple[dict[str, Any] | No
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
+        "host_data": host_data(host),
     }, ("" if ok else "url_bad_host")
 
 
@@ -291,5 +330,6 @@ def parse_target(raw: str, arg: str) -> tuple[dict[str, Any] | None, str]:
             "loopback": False,
             "private": False,
             "arg": arg,
+            "host_data": False,
         }, ""
     return None, ("url_unparsable" if text else "")
