@@ -20,6 +20,13 @@ ingests contains kind if {
 
 ingests contains "mcp" if startswith(input.call.tool, "mcp__")
 
+# An image or video from the web can hold instructions as text.
+ingests contains "web" if {
+	input.call.tool in {"vision_analyze", "video_analyze"}
+	some u in input.facts.urls
+	not u.loopback == true
+}
+
 ingests contains "network" if {
 	data.opafence.taint.network_tools[input.call.tool]
 	may_fetch

@@ -27,6 +27,8 @@ cases := [
 	{"name": "past sessions", "input": f.call("session_search", {"query": "x"}, {}), "want": {"history"}},
 	{"name": "mcp read", "input": f.call("mcp__gmail__search_emails", {"query": "x"}, {}), "want": {"mcp"}},
 	{"name": "mcp send (the taint module judges acknowledgements)", "input": f.call("mcp__gmail__send_email", {"to": "a@b.test"}, {}), "want": {"mcp"}},
+	{"name": "an image from the web", "input": with_urls(f.call("vision_analyze", {"image_url": "x"}, {}), [evil]), "want": {"web"}},
+	{"name": "a local image", "input": f.call("vision_analyze", {"image_url": "x"}, {"paths": [f.pf("shot.png", "image_url", "arg", "")]}), "want": set()},
 	{"name": "own tools bring nothing", "input": f.call("todo", {"todos": []}, {}), "want": set()},
 	# --- files ---------------------------------------------------------------------------------
 	{"name": "file outside the workspace", "input": f.read_file("/tmp/notes.txt"), "want": {"outside_file"}},

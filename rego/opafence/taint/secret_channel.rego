@@ -15,7 +15,7 @@ secret_read if input.session.taint.secret_read == true
 resolver_cmds := {
 	"ping", "ping6", "traceroute", "traceroute6", "tracepath", "mtr", "getent", "whois", "arping", "fping",
 	"hping3", "nping", "dig", "nslookup", "host", "drill", "delv", "kdig", "resolvectl", "systemd-resolve",
-	"nc", "ncat", "netcat", "telnet",
+	"nc", "ncat", "netcat", "telnet", "ssh", "scp", "sftp", "mosh", "rsync",
 }
 
 http_cmds := {"curl", "wget", "http", "https", "httpie", "xh", "aria2c", "lynx", "links", "w3m"}
@@ -64,10 +64,27 @@ secret_channels contains sprintf("a request header of `%s`", [common.shown(c)]) 
 	not all_hosts_granted
 }
 
+# httpie's request items: `Header:value`, `field=value`, `field:=json`, `param==value`.
+secret_channels contains sprintf("the request items of `%s`", [common.shown(c)]) if {
+	some c in common.commands
+	common.cmd_name(c) in {"http", "https", "httpie", "xh", "xhs"}
+	some op in c.operands
+	request_item(op)
+	not all_hosts_granted
+}
+
 secret_channels contains "a search query with a long random string" if {
 	input.call.tool in {"web_search", "x_search"}
 	some w in input.facts.words
 	count(w) >= 24
+}
+
+request_item(op) if contains(op, "=")
+
+request_item(op) if {
+	contains(op, ":")
+	not contains(op, "://")
+	not regex.match(`^[A-Za-z0-9.-]+:[0-9]+(/|$)`, op)
 }
 
 # A name that goes to a resolver: it has a dot and a letter, and is not a local name or an address.

@@ -7,7 +7,11 @@
 #   changes run only when the task itself authorizes the call (the task module's positive
 #   proof, bounds included); every other consequential call that would only have asked now
 #   blocks. Memory is judged by lane: identity, preference, procedural and authorization
-#   memories are never written from untrusted content, whatever the task grants.
+#   memories are never written from untrusted content, whatever the task grants. Files the
+#   next agent reads as instructions need the user's own naming (ask, or block when tainted);
+#   files that run with the build, tests or CI, local services, the cloud metadata service and
+#   delegations handed commands are guarded while tainted. What taints is decided here too
+#   (ingests.rego), and so are the quiet channels after a secret read (secret_channel.rego).
 # schemas:
 #   - input: schema.input
 #   - data.tasks: schema.tasks
@@ -214,6 +218,11 @@ instruction_path(p) if in_dir(p, data.opafence.taint.instruction_dirs)
 exec_path(p) if lower(common.basename(p)) in {x | some x in data.opafence.taint.exec_files}
 
 exec_path(p) if in_dir(p, data.opafence.taint.exec_dirs)
+
+exec_path(p) if {
+	some x in data.opafence.taint.exec_suffixes
+	endswith(lower(p), x)
+}
 
 # A path segment (or two: ".github/workflows") of the directory the file is in.
 in_dir(p, dirs) if {
@@ -438,12 +447,14 @@ deny contains reason.render(rego.metadata.rule(), {"sources": sources, "host": h
 # child starts from that text, not from the user's words.
 delegation_action_words := {
 	"curl", "wget", "sh", "bash", "zsh", "sudo", "pip", "pip3", "npm", "npx", "pnpm", "yarn", "install",
-	"execute", "exec", "eval", "run", "rm", "chmod", "chown", "ssh", "scp", "rsync", "nc", "base64",
-	"powershell", "iex", "send", "email", "mail", "post", "upload", "push", "deploy", "pay", "transfer",
-	"delete", "download", "cron", "crontab", "systemctl",
+	"execute", "exec", "eval", "rm", "chmod", "chown", "ssh", "scp", "rsync", "nc", "base64", "powershell",
+	"iex", "send", "upload", "push", "deploy", "pay", "transfer", "delete", "crontab", "systemctl",
+	"exfiltrate",
 }
 
-delegation_actions := {w | some w in input.facts.words; w in delegation_action_words}
+delegation_actions := {w | some w in input.facts.words; w in delegation_action_words} | {r.address |
+	some r in input.facts.recipients
+}
 
 # METADATA
 # title: TAINT_DELEGATION
@@ -493,17 +504,18 @@ deny contains reason.render(rego.metadata.rule(), {"sources": sources, "class": 
 
 # --- memory lanes ------------------------------------------------------------------------------------
 
-# The texts a memory call would store or match, from the single shape and the batch shape.
+# The texts a memory call would store or match: every string argument but the action and the
+# target, in the single shape and the batch shape (memory providers name theirs text, fact ...).
 memory_texts contains s if {
-	some k in ["content", "old_text"]
-	s := input.call.args[k]
+	some k, s in input.call.args
+	not k in {"action", "target"}
 	is_string(s)
 }
 
 memory_texts contains s if {
 	some op in input.call.args.operations
-	some k in ["content", "old_text"]
-	s := op[k]
+	some k, s in op
+	not k in {"action", "target"}
 	is_string(s)
 }
 

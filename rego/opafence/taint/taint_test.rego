@@ -58,6 +58,7 @@ cases := [
 	{"name": "tainted editor tasks", "input": t(f.write_file(".vscode/tasks.json")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
 	{"name": "tainted git config file", "input": t(f.write_file(".git/config")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
 	{"name": "tainted exec file the user named", "input": named(t(f.write_file("Makefile")), "Makefile"), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted .pth file", "input": t(f.write_file(".venv/lib/python3.11/site-packages/x.pth")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
 	{"name": "tainted ordinary source file", "input": t(f.write_file("src/makefile_parser.py")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted github dir but not a workflow", "input": t(f.write_file(".github/CODEOWNERS")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
 	# --- agent instructions -----------------------------------------------------------------
