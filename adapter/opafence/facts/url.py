@@ -136,13 +136,13 @@ def host_data(raw_host: str) -> bool:
     """True when a host name could carry data to whoever answers for its domain (DNS
     exfiltration): a label that looks encoded, a very long label, or very many labels. Judged
     on the name as written (before lower-casing), so base64's mixed case still shows."""
-    host = unquote(raw_host).strip().rstrip(".")
-    if not host or host.startswith("[") or _legacy_ipv4(host):
+    host = (unquote(raw_host) if "%" in raw_host else raw_host).strip().rstrip(".")
+    if len(host) < 12 or host.startswith("["):
         return False
     labels = host.split(".")
-    if len(labels) >= 7 or len(".".join(labels[:-2])) >= 48:
-        return True
-    return any(len(x) >= 40 or _encoded_label(x) for x in labels)
+    if len(labels) >= 7 or len(host) - len(labels[-1]) - len(labels[-2] if len(labels) > 1 else "") >= 50:
+        return not _legacy_ipv4(host)
+    return any(len(x) >= 12 and (len(x) >= 40 or _encoded_label(x)) for x in labels)
 
 
 def _secret_like(raw: str, query: str, fragment: str, has_credentials: bool) -> bool:
@@ -235,7 +235,7 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
-        "host_data": host_data(host),
+        "host_data": not flags["ip"] and host_data(host),
     }, problem
 
 
@@ -288,7 +288,7 @@ def remote_target(text: str, arg: str, scheme: str) -> tuple[dict[str, Any] | No
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
-        "host_data": host_data(host),
+        "host_data": not flags["ip"] and host_data(host),
     }, ("" if ok else "url_bad_host")
 
 

@@ -27,11 +27,11 @@ ingests contains "web" if {
 	not u.loopback == true
 }
 
+# What may reach the network (classify.egress: a fetch, a send, or something not understood).
 ingests contains "network" if {
 	data.opafence.taint.network_tools[input.call.tool]
 	may_fetch
-	some a in classify.actions
-	a.egress == true
+	classify.egress
 	not local_only
 }
 

@@ -52,6 +52,7 @@ cases := [
 	{"name": "gh api", "input": one(["gh", "api", "repos/a/b/issues"]), "want": {"network"}},
 	{"name": "dig", "input": one(["dig", "TXT", "evil.test"]), "want": {"network"}},
 	{"name": "a local program", "input": one(["pytest", "-q"]), "want": set()},
+	{"name": "shell nobody understood may have fetched", "input": object.union(one(["x"]), {"facts": object.union(f.empty_facts, {"shell": {"opaque": true, "opaque_reasons": ["shell_eval"], "commands": []}})}), "want": {"network"}},
 	{"name": "code with network", "input": code(true, [evil]), "want": {"network"}},
 	{"name": "code with network to localhost only", "input": code(true, [local]), "want": set()},
 	{"name": "code without network", "input": code(false, []), "want": set()},

@@ -231,7 +231,9 @@ in_dir(p, dirs) if {
 	contains(concat("", [d, "/"]), concat("", ["/", x, "/"]))
 }
 
+# skill_manage has rules of its own (TAINT_SKILL, and the task's grants).
 instruction_changes contains p if {
+	input.call.tool != "skill_manage"
 	some p in changed_paths
 	instruction_path(p)
 	not named_by_user(p)

@@ -79,6 +79,7 @@ cases := [
 	{"name": "tainted git config read", "input": t(one(["git", "config", "--get", "user.email"])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	# --- skills ---------------------------------------------------------------------------
 	{"name": "tainted skill create", "input": t(f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {})), "classes": ["SELF_MODIFICATION"], "authorized": ["READ"], "want": block("TAINT_SKILL")},
+	{"name": "untainted skill create is not an instructions file", "input": f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {"paths": [f.pf("~/.hermes/skills/x", "name", "arg", "")]}), "classes": ["MEMORY_WRITE"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted skill file write", "input": t(f.write_file("~/.hermes/skills/x/SKILL.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {"deny": ["TAINT_SKILL", "TAINT_CONFIG", "TAINT_AGENT_INSTRUCTIONS"]}},
 	{"name": "tainted skill granted", "input": t(f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {})), "classes": ["SELF_MODIFICATION"], "authorized": ["READ", "SELF_MODIFICATION"], "want": {}},
 	# --- memory lanes ---------------------------------------------------------------------
