@@ -36,6 +36,7 @@ ingests contains "network" if {
 }
 
 ingests contains "outside_file" if {
+	names_files
 	some p in content_reads
 	not in_workspace(p)
 	not shell.null_path(p)
@@ -57,6 +58,11 @@ pattern_operands contains p if {
 	count(c.operands) > 0
 	some p in ({common.operand_path(c, 0)} | common.shifted(c.operands[0]))
 }
+
+# The call names paths or runs commands (else it reads no file; most calls need no more look).
+names_files if count(input.facts.paths) > 0
+
+names_files if count(common.commands) > 0
 
 # Something of the call may reach the network: a shell command that is not a plain read
 # (ls, cat and grep never do; their actions need not be built), or code.

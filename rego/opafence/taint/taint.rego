@@ -207,28 +207,42 @@ skill_change if {
 
 # The paths a call would write, move or delete.
 changed_paths contains common.norm(t.path) if {
+	names_files
 	some t in common.changes
 	t.kind in {"write", "move", "delete"}
 }
 
-instruction_path(p) if lower(common.basename(p)) in {x | some x in data.opafence.taint.instruction_files}
+instruction_path(p) if data.opafence.taint.instruction_files[file_name(p)]
 
-instruction_path(p) if in_dir(p, data.opafence.taint.instruction_dirs)
+instruction_path(p) if {
+	some k in dir_keys(p)
+	data.opafence.taint.instruction_dirs[k]
+}
 
-exec_path(p) if lower(common.basename(p)) in {x | some x in data.opafence.taint.exec_files}
+exec_path(p) if data.opafence.taint.exec_files[file_name(p)]
 
-exec_path(p) if in_dir(p, data.opafence.taint.exec_dirs)
+exec_path(p) if {
+	some k in dir_keys(p)
+	data.opafence.taint.exec_dirs[k]
+}
 
 exec_path(p) if {
 	some x in data.opafence.taint.exec_suffixes
-	endswith(lower(p), x)
+	endswith(file_name(p), x)
 }
 
-# A path segment (or two: ".github/workflows") of the directory the file is in.
-in_dir(p, dirs) if {
-	d := lower(common.dirname(p))
-	some x in dirs
-	contains(concat("", [d, "/"]), concat("", ["/", x, "/"]))
+file_name(p) := lower(regex.replace(p, `^.*/`, ""))
+
+# The dot-directories a file is under, with the directory below each (".cursor", ".github/workflows"):
+# every directory the tables name starts with a dot, so other paths need no look.
+dir_keys(p) := set() if {
+	not contains(p, "/.")
+} else := {k |
+	parts := split(lower(p), "/")
+	some i, part in parts
+	i < count(parts) - 1
+	startswith(part, ".")
+	some k in {part, concat("/", [part, parts[i + 1]])}
 }
 
 # skill_manage has rules of its own (TAINT_SKILL, and the task's grants).
