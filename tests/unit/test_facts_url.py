@@ -400,3 +400,23 @@ def test_hostless_urls_carry_no_host_data() -> None:
     for raw in ("javascript:alert(1)", "data:text/html,x", "mailto:a@b.test"):
         fact, _ = url.parse_target(raw, "url")
         assert fact is not None and fact["host_data"] is False, raw
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback", "private"),
+    [
+        ("127.0.0.1.nip.io", True, True),
+        ("magic-127.0.0.1.nip.io", True, True),
+        ("7f000001.nip.io", True, True),
+        ("app.10-0-0-5.sslip.io", False, True),
+        ("192.168.1.1.xip.io", False, True),
+        ("lvh.me", True, True),
+        ("admin.localtest.me", True, True),
+        ("8.8.8.8.nip.io", False, False),
+        ("deadbeef.nip.io", False, False),  # a public address in hex
+        ("nip.io", False, False),
+    ],
+)
+def test_names_that_resolve_to_this_machine_or_its_network(host: str, loopback: bool, private: bool) -> None:
+    _, flags, ok = url.normalize_host(host)
+    assert ok and flags == {"ip": False, "loopback": loopback, "private": private}

@@ -101,12 +101,42 @@ def normalize_host(raw_host: str) -> tuple[str, dict[str, bool], bool]:
         flags["private"] = addr.is_private or addr.is_link_local or addr.is_reserved or flags["loopback"]
         return str(addr), flags, True
     encoded, ok = _encode_host(host)
-    if encoded in _LOCAL_NAMES or encoded.endswith(".localhost"):
+    if encoded in _LOCAL_NAMES or encoded.endswith(".localhost") or _loopback_alias(encoded):
         flags["loopback"] = True
         flags["private"] = True
     elif encoded.endswith((".local", ".internal", ".lan", ".home.arpa")):
         flags["private"] = True
+    else:
+        embedded = _wildcard_dns_address(encoded)
+        if embedded is not None:
+            flags["loopback"] = embedded.is_loopback or embedded.is_unspecified
+            flags["private"] = embedded.is_private or embedded.is_link_local or flags["loopback"]
     return encoded, flags, ok
+
+
+# Public names that resolve to this machine, and wildcard DNS services that answer with the
+# address written in the name (`127.0.0.1.nip.io`, `10-0-0-5.sslip.io`, `7f000001.nip.io`).
+_LOOPBACK_ALIASES = ("lvh.me", "localtest.me", "vcap.me")
+_WILDCARD_DNS = re.compile(
+    r"(?:^|[.-])((?:\d{1,3}[.-]){3}\d{1,3}|[0-9a-f]{8})\.(?:nip\.io|sslip\.io|xip\.io|traefik\.me|nip\.direct)$"
+)
+
+
+def _loopback_alias(host: str) -> bool:
+    return any(host == a or host.endswith("." + a) for a in _LOOPBACK_ALIASES)
+
+
+def _wildcard_dns_address(host: str) -> ipaddress.IPv4Address | None:
+    m = _WILDCARD_DNS.search(host)
+    if m is None:
+        return None
+    text = m.group(1)
+    try:
+        if len(text) == 8 and "." not in text and "-" not in text:
+            return ipaddress.IPv4Address(int(text, 16))
+        return ipaddress.IPv4Address(text.replace("-", "."))
+    except ValueError:
+        return None
 
 
 _LABEL_FILLER = str.maketrans("", "", "-_")
