@@ -45,6 +45,15 @@ CONTENT_ARGS = frozenset(
     {"content", "body", "text", "html", "message", "file_content", "new_string", "old_string", "caption"}
 )
 UNSCOPED = "unscoped"
+# Expired tasks are swept out of memory, OPA and the state directory by a background thread
+# every SWEEP_MAX_S (sooner for short idle times), and when a new session starts if the last
+# sweep is SESSION_SWEEP_GAP_S old: a gateway starting many sessions pays for one sweep.
+SWEEP_MAX_S = 300.0
+SESSION_SWEEP_GAP_S = 30.0
+
+
+def sweep_interval(idle_s: float) -> float:
+    return max(1.0, min(SWEEP_MAX_S, idle_s / 12.0))
 
 
 def canonical_args(args: Mapping[str, Any]) -> str:
@@ -114,6 +123,9 @@ class Fence:
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
+        self._stop = threading.Event()
+        self._sweep_lock = threading.Lock()
+        self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
 
     # --- setup -----------------------------------------------------------------------------
@@ -162,11 +174,44 @@ class Fence:
         self.error = None
         self._ready.set()
         self._audit({"event": "start", "mode": self.config.mode, "other_deciders": ordering.other_deciders()})
+        self.sweep()  # tasks that expired while no Hermes ran (their files)
+        threading.Thread(target=self._sweeper, name="opafence-sweeper", daemon=True).start()
+
+    def _sweeper(self) -> None:
+        assert self.store is not None
+        every = sweep_interval(self.store.idle_s)
+        while not self._stop.wait(every):
+            self.sweep()
+
+    def sweep(self, min_gap_s: float = 0.0) -> list[str]:
+        """Expire idle tasks: out of memory, OPA (data.tasks) and the state directory. Never
+        raises; returns the expired keys. One sweep at a time: a concurrent caller skips."""
+        store, bridge = self.store, self.bridge
+        if store is None or bridge is None or time.monotonic() - self._last_sweep < min_gap_s:
+            return []
+        if not self._sweep_lock.acquire(blocking=False):
+            return []
+        try:
+            since = time.monotonic()
+            self._last_sweep = since
+            gone = store.expire()
+            bridge.expire_tasks(gone, since)
+            if self.budgets is not None and self.budgets.delegation is not None:
+                self.budgets.delegation.forget_idle()
+            for key in gone:
+                self._audit({"event": "task_expired", "task": key, "idle_hours": self.config.task_idle_hours})
+            return gone
+        except Exception:
+            log.exception("opafence: sweeping expired tasks failed")
+            return []
+        finally:
+            self._sweep_lock.release()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        self._stop.set()
         if self.bridge is not None:
             self.bridge.close()
 
@@ -505,6 +550,14 @@ class Fence:
                 )
         except Exception:
             log.exception("opafence: subagent_start failed")
+
+    def session_start(self, **_: Any) -> None:
+        """A new session: a good moment to sweep out tasks abandoned long ago."""
+        try:
+            if self.error is None:
+                self.sweep(min_gap_s=SESSION_SWEEP_GAP_S)
+        except Exception:
+            log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
         """The session is over: unload its task from OPA (its file stays until it expires)."""

@@ -26,6 +26,7 @@ def register(ctx: Any) -> None:
         ctx.register_hook("pre_llm_call", fence.pre_llm_call)
         ctx.register_hook("post_tool_call", fence.post_tool_call)
         ctx.register_hook("subagent_start", fence.subagent_start)
+        ctx.register_hook("on_session_start", fence.session_start)
         ctx.register_hook("on_session_finalize", fence.session_finalize)
         ctx.register_command(
             "fence",
