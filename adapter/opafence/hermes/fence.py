@@ -117,14 +117,16 @@ class Fence:
         self.bridge: Bridge | None = None
         self.store: SessionStore | None = None
         self.audit: AuditLog | None = None
-        self.state: Path = state_dir()
+        # Nothing here may raise (Hermes would load no hook at all): setup() finds these out.
+        self.state: Path = Path("opafence-state-unknown")
         self.workspace: tuple[str, ...] = ()
-        self.cwd = os.getcwd()
+        self.cwd = ""
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
 
@@ -151,7 +153,12 @@ class Fence:
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
         host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
         self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
-        self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
+        try:
+            self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
+        except FileNotFoundError:
+            # Relative paths in tool calls would point nowhere known: decide nothing.
+            self.fail("the current directory no longer exists; start Hermes in an existing directory")
+            return
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
         self.bridge = Bridge(self.config, self.state, on_bundle_status=self._audit)
@@ -312,12 +319,12 @@ class Fence:
     def _pre_llm_call(
         self, session_id: str, task_id: str, user_message: Any, platform: str, sender: str
     ) -> None:
+        with contextlib.suppress(Exception):
+            self.keep_order()
         if self.store is None or self.bridge is None or not session_id:
             return
         self.store.note_task_id(task_id, session_id)
         self.store.platforms_seen.add(platform or "cli")
-        with contextlib.suppress(Exception):
-            self.keep_order()
         # A sub-agent's "user message" is its goal, written by the parent model: it grants nothing.
         if platform == "subagent" or self.store.is_child(session_id):
             return
@@ -380,12 +387,12 @@ class Fence:
     def _pre_tool_call(
         self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
     ) -> dict[str, str] | None:
+        with contextlib.suppress(Exception):
+            self.keep_order()
         locked = self._lockdown(tool)
         if locked is not None:
             return locked
         assert self.store is not None and self.bridge is not None
-        with contextlib.suppress(Exception):
-            self.keep_order()
         snap = snapshot(args)
         self.store.note_task_id(task_id, session_id)
         rec = self._record_for(session_id, task_id)
@@ -463,9 +470,14 @@ class Fence:
         tool_call_id: str = "",
         **_: Any,
     ) -> Any:
-        """Last middleware: run the tool only with the arguments that were decided."""
+        """Last middleware: run the tool only with the arguments that were decided, once.
+
+        Hermes 0.19.0 nests the chain for one call (the agent loop's invoke_tool runs it, then
+        handle_function_call runs it again around the dispatch): the inner layer, on the same
+        thread while the outer one runs, is the same execution, not a second one."""
+        key = ""
         try:
-            problem = self._execution_problem(
+            problem, key = self._execution_problem(
                 tool_name, args, task_id or "", session_id or "", tool_call_id or ""
             )
         except Exception as e:
@@ -474,24 +486,44 @@ class Fence:
         if problem is not None or next_call is None:
             message = f"opafence blocked {tool_name}: {problem or 'no execution path'}"
             return json.dumps({"error": message}, ensure_ascii=False)
-        return next_call(args)
+        running = self._running()
+        if key in running:
+            return next_call(args)
+        running.add(key)
+        try:
+            return next_call(args)
+        finally:
+            running.discard(key)
+
+    def _running(self) -> set[str]:
+        """Keys of the calls this thread is executing (the nested layers' view)."""
+        running: set[str] | None = getattr(self._executing, "keys", None)
+        if running is None:
+            running = self._executing.keys = set()
+        return running
 
     def _execution_problem(
         self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
-    ) -> str | None:
+    ) -> tuple[str | None, str]:
         if self.error is not None or self.store is None:
-            return f"opafence could not start: {self.error}"
+            return f"opafence could not start: {self.error}", ""
         snap = snapshot(args)
         digest = args_hash(snap)
         root = self.store.root_session(session_id, task_id) or UNSCOPED
         key = SessionStore.call_key(self.store.task_key(root), tool, call_id, digest)
-        decided = self.store.decision_for(key)
+        decided = self.store.take_for_execution(key)
         if decided is None:
-            return "this call was never checked by opafence (it did not pass pre_tool_call) [NOT_DECIDED]"
+            return (
+                "this call was never checked by opafence (it did not pass pre_tool_call) [NOT_DECIDED]",
+                key,
+            )
         if decided.tool != tool or decided.args_hash != digest:
             self._audit({"event": "args_changed", "task": decided.task, "tool": tool, "call": call_id})
-            return "its arguments changed after they were checked; run it again [ARGS_CHANGED]"
-        return None
+            return "its arguments changed after they were checked; run it again [ARGS_CHANGED]", key
+        if decided.executed and key not in self._running():
+            # One decision, one run: a second execution of the same call was never decided.
+            return "this call already ran once on its decision; it must be checked again [ALREADY_RAN]", key
+        return None, key
 
     def post_tool_call(
         self,

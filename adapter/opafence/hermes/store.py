@@ -9,6 +9,7 @@ thousands of abandoned sessions does not keep them forever."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -98,6 +99,7 @@ class Decided:
     classes: tuple[str, ...] = ()
     grants: tuple[str, ...] = ()
     secret_read: bool = False
+    executed: bool = False  # the execution re-check let it run (each decision runs once)
 
 
 class SessionStore:
@@ -269,6 +271,14 @@ class SessionStore:
             self._decided.move_to_end(key)
             while len(self._decided) > DECIDED_LIMIT:
                 self._decided.popitem(last=False)
+
+    def take_for_execution(self, key: str) -> Decided | None:
+        """The decided call as it was, marking it executed (post_tool_call still finds it)."""
+        with self._lock:
+            d = self.decision_for(key)
+            if d is not None and not d.executed:
+                self._decided[key] = dataclasses.replace(d, executed=True)
+            return d
 
     def decision_for(self, key: str) -> Decided | None:
         with self._lock:
