@@ -24,7 +24,7 @@ from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
-from opafence.hermes import host_flags, ordering
+from opafence.hermes import homes, host_flags, ordering
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, default_workspace
 from opafence.inputs import decision_input
@@ -121,6 +121,7 @@ class Fence:
         self.state: Path = Path("opafence-state-unknown")
         self.workspace: tuple[str, ...] = ()
         self.cwd = ""
+        self.homes = homes.Homes(tool_home="")  # what ~ means in Hermes' tools (hermes/homes.py)
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
@@ -160,6 +161,7 @@ class Fence:
             self.fail("the current directory no longer exists; start Hermes in an existing directory")
             return
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
+        self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
         self.bridge = Bridge(self.config, self.state, on_bundle_status=self._audit)
         atexit.register(self.close)
@@ -254,7 +256,8 @@ class Fence:
             auto_approve=flags.auto_approve,
             interactive=flags.interactive,
             platform=platform or ("cron" if flags.cron else ""),
-            home=os.path.expanduser("~"),
+            home=self.homes.tool_home or os.path.expanduser("~"),
+            other_homes=self.homes.others,
             hermes_home=str(hermes_home()),
             state_dir=str(self.state),
             workspace=self.workspace,
@@ -263,7 +266,8 @@ class Fence:
         )
 
     def facts_context(self) -> FactsContext:
-        return FactsContext(home=os.path.expanduser("~"), cwd=self.cwd, hermes_home=str(hermes_home()))
+        home = self.homes.tool_home or os.path.expanduser("~")
+        return FactsContext(home=home, cwd=self.cwd, hermes_home=str(hermes_home()))
 
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
@@ -325,6 +329,8 @@ class Fence:
             return
         self.store.note_task_id(task_id, session_id)
         self.store.platforms_seen.add(platform or "cli")
+        # Once a turn: terminal.home_mode (or $HERMES_HOME/home appearing) may have changed.
+        self.homes = homes.detect()
         # A sub-agent's "user message" is its goal, written by the parent model: it grants nothing.
         if platform == "subagent" or self.store.is_child(session_id):
             return
