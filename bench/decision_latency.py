@@ -179,7 +179,9 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(calls: int, rounds: int = 1, steps: bool = False) -> dict[str, Any]:
-    config = Config()
+    # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
+    # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
+    config = Config.model_validate({"opa": {"timeout_ms": 10_000}})
     with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
         bridge = Bridge(config, Path(tmp))
         bridge.start()
