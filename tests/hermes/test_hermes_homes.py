@@ -27,10 +27,14 @@ from .conftest import Harness
 @pytest.fixture
 def profile_home(hermes: Harness, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     from hermes_cli.plugins import invoke_hook
+    from tools.terminal_tool import cleanup_all_environments
 
     home = hermes.home / "home"
     home.mkdir()
     monkeypatch.setenv("TERMINAL_HOME_MODE", "profile")
+    # Hermes' terminal keeps one shell per process, with the HOME it had when it started (the
+    # mode is read from config.yaml at start): start a fresh one, as a new Hermes would.
+    cleanup_all_environments()
     session = f"s-{uuid.uuid4().hex[:8]}"
     invoke_hook(
         "pre_llm_call",
@@ -48,6 +52,7 @@ def profile_home(hermes: Harness, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     finally:
         shutil.rmtree(home)
         monkeypatch.delenv("TERMINAL_HOME_MODE")
+        cleanup_all_environments()
         invoke_hook(
             "pre_llm_call", session_id=session, task_id=f"t-{session}", user_message="thanks", platform="cli"
         )

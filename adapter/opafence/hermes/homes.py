@@ -8,7 +8,9 @@ container and repairs a parent whose HOME already is the profile home back to th
 execute_code child (tools/code_execution_tool.py) and the file tools' `~`
 (tools/file_tools.py:_expand_tilde) all follow it. So the facts and the decision input take
 `~` to mean that directory, and the user's own home, still reachable by its absolute path,
-is passed as another home to protect."""
+is passed as another home to protect. (The terminal keeps one shell per process, started with
+the HOME of that moment; if the mode or the profile home changes later, `~` in its commands
+may still be the old HOME: both are homes, so both stay protected.)"""
 
 from __future__ import annotations
 
