@@ -185,6 +185,12 @@ class DelegationWindows:
                 self._persist(key)
             return True
 
+    def forget_idle(self, now: float | None = None) -> None:
+        """Drop trees from memory that the file forgets too (unseen for FORGET_AFTER_S)."""
+        now = time.time() if now is None else now
+        with self._lock:
+            self._trees = {k: t for k, t in self._trees.items() if now - max(t.seen, t.last) < FORGET_AFTER_S}
+
     def counts(self, key: str) -> tuple[int, int]:
         with self._lock:
             self._ensure_loaded()
