@@ -52,8 +52,8 @@ critical_dir(p) if critical_norm(common.norm(p))
 critical_norm(np) if np in system_dirs
 
 critical_norm(np) if {
-	common.home != ""
-	common.within(common.home, np)
+	some h in common.homes
+	common.within(h, np)
 }
 
 critical_norm(np) if common.home_relative(np) in home_dirs
