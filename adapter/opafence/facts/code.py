@@ -91,6 +91,7 @@ _OPAQUE_MODULES = {
     "cffi": "code_ctypes",
     "_posixsubprocess": "code_dynamic_command",
     "__main__": "code_dynamic_namespace",
+    "plumbum": "code_dynamic_command",
     "pickle": "",
     "marshal": "",
     "dill": "",
@@ -186,6 +187,39 @@ _LINK = frozenset({"os.symlink", "os.link"})
 _CHMOD = frozenset({"os.chmod", "os.chown", "os.lchown", "os.lchmod", "shutil.chown"})
 _ARCHIVES = frozenset({"tarfile.open", "tarfile.TarFile", "tarfile.TarFile.open", "zipfile.ZipFile"})
 _DOWNLOADS = {"urllib.request.urlretrieve": 1, "urllib.urlretrieve": 1, "wget.download": 1}
+# Calls that read a file: name -> (argument index, keyword, default path, op)
+_READ_CALLS: dict[str, tuple[int, str, str | None, str]] = {
+    "configparser.ConfigParser().read": (0, "filenames", None, "read"),
+    "configparser.RawConfigParser().read": (0, "filenames", None, "read"),
+    "netrc.netrc": (0, "file", "~/.netrc", "read"),
+    "dotenv.load_dotenv": (0, "dotenv_path", ".env", "read"),
+    "dotenv.dotenv_values": (0, "dotenv_path", ".env", "read"),
+    "sqlite3.connect": (0, "database", None, ""),
+    "shelve.open": (0, "filename", None, ""),
+}
+# Loaders that run a file as Python: name -> (argument index of the path, keyword)
+_LOADERS: dict[str, tuple[int, str]] = {
+    "importlib.util.spec_from_file_location": (1, "location"),
+    "importlib.machinery.SourceFileLoader": (1, "path"),
+    "importlib.machinery.SourcelessFileLoader": (1, "path"),
+    "imp.load_source": (1, "pathname"),
+    "imp.load_compiled": (1, "pathname"),
+}
+# Calls that show or store what they are given (an environment dump printed is a secret read).
+_REVEALS = frozenset(
+    {
+        "print",
+        "pprint.pprint",
+        "pprint.pp",
+        "sys.stdout.write",
+        "sys.stderr.write",
+        "json.dump",
+        "logging.info",
+        "logging.debug",
+        "logging.warning",
+        "logging.error",
+    }
+)
 _PATH_CTORS = frozenset(
     {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath", "Path"}
 )
@@ -422,7 +456,8 @@ class Analyzer:
         self.consumed: set[str] = set()
         self.literal_paths: list[str] = []
         self.name_origins: dict[str, int] = {}
-        self.tainted_files: list[tuple[str, int]] = []  # files written with decoded or fetched data
+        # files this code writes: (path as written, content when known, where the content came from)
+        self.written: list[tuple[str, str | None, int]] = []
         self.socket_streams = False  # a socket became a process's stdin/stdout (os.dup2, stdin=s)
         self.spawns = False  # the code starts a process
         self.egress_env = False
@@ -545,8 +580,8 @@ class Analyzer:
             if not self._escape_ok(node):
                 self.col.opaque("code_indirect_call")
                 break
-        if self.tainted_files:
-            self._tainted_runs()
+        if self.written:
+            self._written_runs()
         if self.socket_streams and self.spawns:
             self.col.opaque("socket_shell")
         if self.egress_env:
@@ -775,6 +810,8 @@ class Analyzer:
             return "builtins" if name == "__builtins__" else name
         if type(node) is ast.Attribute:
             base = self.dotted(node.value, depth + 1)
+            if node.attr == "__call__":
+                return base  # os.system.__call__(...) is os.system(...)
             return f"{base}.{node.attr}" if base else None
         if type(node) is ast.Subscript:
             target = self._subscript_target(node, depth)
@@ -1153,6 +1190,8 @@ class Analyzer:
                         return None
                     texts = [v.text for v in vals if v is not None and v.text is not None]
                     return _Value(posixpath.join(base.text, *texts), is_path=True)
+            if attr in ("read", "read_text") and self.written and (base is None or not base.is_path):
+                return self._written_content(node.func.value)
             if base is None or base.text is None:
                 return None
             if attr == "join" and args:
@@ -1345,14 +1384,22 @@ class Analyzer:
         return False
 
     def _tainted_file(self, arg: ast.expr) -> int:
+        """Where the content of a file this code wrote came from."""
+        if not self.written:
+            return 0
         v = self.value(arg)
         if v is None or v.text is None:
             return 0
         bits = 0
-        for raw, b in self.tainted_files:
+        for raw, _, b in self.written:
             if raw == v.text:
                 bits |= b
         return bits
+
+    def _environment_read(self) -> None:
+        """The environment shown or stored (printed, logged, written to a file): a read of the
+        process environment, as `cat /proc/self/environ` would be."""
+        self.col.add_path("/proc/self/environ", "/proc/self/environ", self.col.arg, "code", "read")
 
     def _run_origin(self, bits: int) -> None:
         """Decoded or fetched data reaches something that runs it."""
@@ -1485,14 +1532,21 @@ class Analyzer:
             self.spawns = True
             self._command_arg(self._arg(node, 0, "command"))
         elif kind & K_RUNPY:
-            self._runpy(low, node)
+            self._runpy(name, node)
+        elif kind & K_LOOP:
+            self._loop_subprocess(name, node)
+        elif kind & K_SH:
+            if "sh" in self.facts["imports"]:
+                self._sh_module(name, node)
         elif kind & K_DUP2:
             if args and self.origins(args[0]) & SOCKET:
                 self.socket_streams = True
         elif kind & K_STDIN:
             self._stdin_write(name, node)
         if kind & K_WRITE and type(node.func) is ast.Attribute and args:
-            self._tainted_write(node.func.value, args[0])
+            self._file_write(node.func.value, args[0])
+        if kind & K_REVEAL and any(self.origins(a) & (ENV_ALL | ENV_SECRET) for a in args):
+            self._environment_read()
         if kind & K_FILE:
             self._file_call(name, node)
         if kind & K_HERMES:
@@ -1584,11 +1638,7 @@ class Analyzer:
         elif low.startswith("subprocess."):
             cmd = self._arg(node, 0, "args")
             if cmd is not None:
-                cwd = self._cwd_keyword(node)
-                self._command_arg(cmd, cwd)
-                data = self._keyword(node, "input")
-                if data is not None:
-                    self._stdin_program(cmd, data)
+                self._subprocess(node, cmd)
         elif low == "asyncio.create_subprocess_exec":
             self._argv_args(list(args))
         elif low.startswith("os.exec"):
@@ -1596,14 +1646,63 @@ class Analyzer:
         elif low.startswith("os.spawn"):
             self._spawn_call(low, node)
         elif low in ("os.posix_spawn", "os.posix_spawnp"):
-            self._command_arg(args[1] if len(args) > 1 else None)
+            if args:
+                self._command_arg(self._with_program(args[0], args[1] if len(args) > 1 else None))
         elif low == "pty.spawn":
             self._command_arg(self._arg(node, 0, "argv"))
+
+    def _subprocess(self, node: ast.Call, cmd: ast.expr) -> None:
+        """subprocess.*: the command with its `shell=`, `executable=` and `cwd=`; a program
+        written to a shell's or interpreter's `input=`."""
+        cwd = self._cwd_keyword(node)
+        shell = self._keyword(node, "shell")
+        exe = self._keyword(node, "executable")
+        as_shell = shell is not None and not (type(shell) is ast.Constant and not shell.value)
+        elts = self._literal_elts(cmd) if isinstance(cmd, ast.List | ast.Tuple | ast.Name) else None
+        run = cmd
+        if as_shell and elts:
+            # shell=True with a list: the first item is the shell program, the rest its $0, $1, ...
+            run = elts[0]
+            if type(shell) is not ast.Constant:
+                self._command_arg(cmd, cwd)  # shell=flag: either way
+        if exe is not None:
+            program = self._const_str(exe)
+            if as_shell:
+                if program is None or posixpath.basename(program) not in _shell_names():
+                    run = ast.List(elts=[exe, ast.Constant(value="-c"), run], ctx=ast.Load())
+            else:
+                run = self._with_program(
+                    exe, cmd if elts is not None else None, None if elts is not None else [cmd]
+                )
+        self._command_arg(run, cwd)
+        data = self._keyword(node, "input")
+        if data is not None:
+            self._stdin_program(cmd, data)
+
+    def _with_program(
+        self, program: ast.expr, argv: ast.expr | None, args: list[ast.expr] | None = None
+    ) -> ast.expr:
+        """The command a path runs with an argument vector (os.exec*, os.spawn*, posix_spawn,
+        `executable=`): the program is the path, whatever argv[0] says."""
+        rest: list[ast.expr]
+        if args is not None:
+            rest = list(args[1:])
+        elif argv is None:
+            rest = []
+        else:
+            elts = self._literal_elts(argv)
+            if elts is None:
+                tail = ast.Subscript(value=argv, slice=ast.Slice(lower=ast.Constant(value=1)), ctx=ast.Load())
+                rest = [_starred(tail)]
+            else:
+                rest = elts[1:]
+        return ast.List(elts=[program, *rest], ctx=ast.Load())
 
     def _cwd_keyword(self, node: ast.Call) -> str | None | object:
         cwd = self._keyword(node, "cwd")
         if cwd is None:
             return None
+        self._consume(cwd)  # the directory a command runs in, not a path it acts on
         v = self.value(cwd)
         if v is None or v.text is None:
             return _UNKNOWN_FLAG
@@ -1676,37 +1775,63 @@ class Analyzer:
     def _exec_call(self, name: str, node: ast.Call) -> None:
         fn = name.split(".", 1)[1]
         args = node.args
-        self._consume(*args[:1])
-        if fn in ("execl", "execlp", "execle", "execlpe"):
+        if not args or any(type(a) is ast.Starred for a in args):
+            self.col.opaque("code_dynamic_command")
+        elif fn in ("execl", "execlp", "execle", "execlpe"):
             rest = args[1:-1] if fn.endswith("e") else args[1:]
-            self._argv_args(list(rest) or list(args[:1]))
+            self._command_arg(self._with_program(args[0], None, list(rest)))
         elif fn in ("execv", "execvp", "execve", "execvpe"):
-            self._command_arg(args[1] if len(args) > 1 else (args[0] if args else None))
+            self._command_arg(self._with_program(args[0], args[1] if len(args) > 1 else None))
         else:
             self.col.opaque("code_dynamic_command")
 
     def _spawn_call(self, name: str, node: ast.Call) -> None:
         fn = name.split(".", 1)[1]
         args = node.args
-        self._consume(*args[1:2])
-        if fn in ("spawnl", "spawnlp", "spawnle", "spawnlpe"):
+        if len(args) < 2 or any(type(a) is ast.Starred for a in args):
+            self.col.opaque("code_dynamic_command")
+        elif fn in ("spawnl", "spawnlp", "spawnle", "spawnlpe"):
             rest = args[2:-1] if fn.endswith("e") else args[2:]
-            self._argv_args(list(rest) or list(args[1:2]))
+            self._command_arg(self._with_program(args[1], None, list(rest)))
         elif fn in ("spawnv", "spawnvp", "spawnve", "spawnvpe"):
-            self._command_arg(args[2] if len(args) > 2 else None)
+            self._command_arg(self._with_program(args[1], args[2] if len(args) > 2 else None))
         else:
             self.col.opaque("code_dynamic_command")
 
-    def _runpy(self, low: str, node: ast.Call) -> None:
-        """runpy runs a file or module as a script: the command `python3 FILE` / `python3 -m M`."""
-        target = self._arg(node, 0, "path_name" if low.endswith("path") else "mod_name")
+    def _loop_subprocess(self, name: str, node: ast.Call) -> None:
+        """asyncio's `loop.subprocess_shell(factory, cmd)` and `subprocess_exec(factory, program, *args)`."""
+        self.spawns = True
+        if name.endswith("subprocess_shell"):
+            self._command_arg(self._arg(node, 1, "cmd"))
+        else:
+            self._argv_args(list(node.args[1:]))
+
+    def _sh_module(self, name: str, node: ast.Call) -> None:
+        """The `sh` package: `sh.rm('-rf', path)`, `sh.Command('rm')(...)` run a program."""
+        self.spawns = True
+        if name == "sh.Command()":
+            maker = node.func
+            program = maker.args[0] if type(maker) is ast.Call and maker.args else None
+        else:
+            program = ast.Constant(value=name.split(".", 1)[1].replace("_", "-"))
+        if program is None:
+            self.col.opaque("code_dynamic_command")
+            return
+        self._argv_args([program, *node.args])
+
+    def _runpy(self, name: str, node: ast.Call) -> None:
+        """runpy and the file loaders of importlib run a file (or module) as code: the command
+        `python3 FILE` / `python3 -m M`."""
+        module = name == "runpy.run_module"
+        index, keyword = _LOADERS.get(name, (0, "path_name"))
+        target = self._arg(node, index, keyword, "mod_name", "location", "path", "pathname")
         v = self.value(target) if target is not None else None
         self.spawns = True
         if v is None or v.text is None:
             self.col.opaque("code_dynamic_command")
             return
         self._consume(target)
-        self._argv(["python3", v.text] if low.endswith("path") else ["python3", "-m", v.text])
+        self._argv(["python3", "-m", v.text] if module else ["python3", v.text])
 
     def _stdin_program(self, cmd: ast.expr, data: ast.expr) -> None:
         """Data written to the standard input of a shell or interpreter that reads its program there."""
@@ -1939,6 +2064,23 @@ class Analyzer:
             archive_mode = self._const_str(mode_expr) if mode_expr is not None else "r"
             reads = archive_mode is not None and archive_mode[:1] == "r"
             self._path(self._arg(node, 0, "name", "file"), "read" if reads else "write")
+        elif name in _READ_CALLS:
+            index, keyword, default, op = _READ_CALLS[name]
+            target = self._arg(node, index, keyword)
+            if target is not None:
+                self._path(target, op)
+            elif default is not None:
+                raw = self.col.home + default[1:] if default.startswith("~/") else default
+                self._add_path(raw, op)
+        elif name == "shutil.make_archive":
+            self._path(self._arg(node, 0, "base_name"), "write")
+            root = self._arg(node, 2, "root_dir")
+            if root is not None:
+                self._path(root, "read")
+            elif self.cwd is not None:
+                self._add_path(".", "read")
+        elif name.startswith(("tarfile.", "zipfile.")) and name.endswith((".add", ".write")):
+            self._path(self._arg(node, 0, "name", "filename"), "read")
         elif name == "shutil.unpack_archive":
             self._path(self._arg(node, 0, "filename"), "read")
             self._extract_to(self._arg(node, 1, "extract_dir"))
@@ -1951,13 +2093,13 @@ class Analyzer:
                 self._path(dest, "write")
                 v = self.value(dest)
                 if v is not None and v.text is not None:
-                    self.tainted_files.append((v.text, FETCHED))
+                    self.written.append((v.text, None, FETCHED))
         elif type(func) is ast.Attribute and func.attr in _PATH_METHODS:
             if self._is_path_expr(func.value):
                 op = _PATH_METHODS[func.attr]
                 self._path(func.value, op)
                 if func.attr in ("write_text", "write_bytes") and node.args:
-                    self._tainted_write(func.value, node.args[0], path_expr=True)
+                    self._file_write(func.value, node.args[0], path_expr=True)
         elif (
             type(func) is ast.Attribute
             and func.attr in ("rename", "replace")
@@ -1976,48 +2118,101 @@ class Analyzer:
             return
         self._path(dest, "write")
 
-    def _tainted_write(self, owner: ast.expr, data: ast.expr, path_expr: bool = False) -> None:
-        """A file written with decoded or fetched data, remembered to see whether it is run."""
-        bits = self.origins(data) & _RUN_ORIGINS
-        if not bits:
-            return
-        target = owner if path_expr else self._file_target(owner)
+    def _file_write(self, owner: ast.expr, data: ast.expr, path_expr: bool = False) -> None:
+        """A file this code writes: its content when known, and where that content came from,
+        remembered to see whether the code then runs the file."""
+        if path_expr:
+            target: ast.expr | None = owner
+            mode = "w"
+        else:
+            target, mode = self._file_target(owner)
         if target is None:
             return
-        v = self.value(target)
-        if v is not None and v.text is not None:
-            self.tainted_files.append((v.text, bits))
+        where = self.value(target)
+        if where is None or where.text is None:
+            return
+        bits = self.origins(data)
+        if bits & (ENV_ALL | ENV_SECRET):
+            self._environment_read()
+        content = self.value(data) if "w" in mode and "+" not in mode else None
+        known = content.text if content is not None else None
+        for i, (raw, _, old) in enumerate(self.written):
+            if raw == where.text:
+                self.written[i] = (raw, None, old | bits)  # written twice: no single content
+                return
+        self.written.append((where.text, known, bits))
 
-    def _file_target(self, owner: ast.expr) -> ast.expr | None:
-        """The path of `open(P, 'w')` (or of a name bound to it) whose method is being called."""
+    def _file_target(self, owner: ast.expr) -> tuple[ast.expr | None, str]:
+        """The path and mode of `open(P, 'w')` (or of a name bound to it) whose method is called."""
         if type(owner) is ast.Name:
             bound = self.consts.get(owner.id)
             if bound is None:
-                return None
+                return None, ""
             owner = bound
         if type(owner) is not ast.Call:
-            return None
+            return None, ""
         fn = self.dotted(owner.func)
         if fn in _OPEN:
-            return self._arg(owner, 0, "file", "filename", "path")
+            mode = self._arg(owner, 1, "mode")
+            text = self._const_str(mode) if mode is not None else "r"
+            return self._arg(owner, 0, "file", "filename", "path"), text or ""
         if fn is not None and fn.endswith(".open") and type(owner.func) is ast.Attribute:
-            return owner.func.value
+            mode = self._arg(owner, 0, "mode")
+            text = self._const_str(mode) if mode is not None else "r"
+            return owner.func.value, text or ""
+        return None, ""
+
+    def _written_content(self, owner: ast.expr) -> _Value | None:
+        """`open(P).read()` of a file this code wrote with a known content."""
+        target, mode = self._file_target(owner)
+        if target is None or "r" not in mode:
+            return None
+        where = self.value(target)
+        if where is None:
+            return None
+        for raw, content, _ in self.written:
+            if raw == where.text and content is not None:
+                return _Value(content)
         return None
 
-    def _tainted_runs(self) -> None:
-        """A decoded or downloaded file that a command of this code runs (or names)."""
+    def _written_runs(self) -> None:
+        """A file this code wrote that one of its commands then runs: its content is the program
+        (decoded or downloaded content is named as such; content the reader cannot see is opaque)."""
         commands = self.col.commands[self.first_command :]
-        for raw, bits in self.tainted_files:
+        for raw, content, bits in list(self.written):
             canonical = paths.resolve(raw, self.cwd or "/", self.col.cache) if not paths.problem(raw) else ""
             for c in commands:
-                argv = c["argv"]
-                if raw in argv or (canonical and canonical in c["operand_paths"]):
+                how = self._runs_file(c, raw, canonical)
+                if not how:
+                    continue
+                if bits & _RUN_ORIGINS:
                     self._run_origin(bits)
-                    break
-                head = argv[0] if argv else ""
-                if canonical and head and paths.resolve(head, self.cwd or "/", self.col.cache) == canonical:
-                    self._run_origin(bits)
-                    break
+                elif content is None:
+                    self.col.opaque("code_dynamic_command")
+                elif how == "python" or (
+                    how == "exec" and content.startswith("#!") and "python" in content.split("\n", 1)[0]
+                ):
+                    self._nested(content)
+                else:
+                    self._shell(content)
+                break
+
+    def _runs_file(self, c: dict[str, Any], raw: str, canonical: str) -> str:
+        argv = c["argv"]
+        if not argv:
+            return ""
+        head = argv[0]
+        if head == raw or (
+            canonical and "/" in head and paths.resolve(head, self.cwd or "/", self.col.cache) == canonical
+        ):
+            return "exec"
+        program = c["name"]
+        language = "shell" if program in _shell_names() else ("python" if _is_python(program) else "")
+        if not language or "-c" in c["flags"] or not c["operands"]:
+            return ""
+        if c["operands"][0] == raw or (canonical and c["operand_paths"][0] == canonical):
+            return language
+        return ""
 
     def _is_path_expr(self, node: ast.AST) -> bool:
         v = self.value(node)
@@ -2297,6 +2492,9 @@ K_HERMES = 8192
 K_NETWORK = 16384
 K_SMTP = 32768
 K_HOF = 65536
+K_LOOP = 1 << 17
+K_SH = 1 << 18
+K_REVEAL = 1 << 19
 _KINDS: dict[str, int] = {}
 _FILE_NAMES = _OPEN | _DELETE_1 | _WRITE_1 | _READ_1 | _MOVE | _COPY | _LINK | _CHMOD | _ARCHIVES
 _FILE_METHODS = frozenset(_PATH_METHODS) | {"open", "rename", "replace"}
@@ -2330,18 +2528,26 @@ def _kind(name: str) -> int:
         kind |= K_RUNNER
     elif low.startswith("ctypes.") and low.rsplit(".", 1)[1] in ("system", "popen"):
         kind |= K_CTYPES
-    elif low in ("runpy.run_path", "runpy.run_module"):
+    elif low in ("runpy.run_path", "runpy.run_module") or name in _LOADERS:
         kind |= K_RUNPY
+    elif last in ("subprocess_shell", "subprocess_exec") and not last.endswith(")"):
+        kind |= K_LOOP
+    elif name.startswith("sh.") and (name == "sh.Command()" or ("." not in fn and "(" not in fn)):
+        kind |= K_SH
     elif low == "os.dup2":
         kind |= K_DUP2
     elif low.endswith((".communicate", ".stdin.write", ".stdin.writelines", ".write")):
         kind |= K_STDIN
     if low.endswith((".write", ".writelines")):
         kind |= K_WRITE
+    if name in _REVEALS:
+        kind |= K_REVEAL
     if (
         name in _FILE_NAMES
         or name in _DOWNLOADS
-        or name == "shutil.unpack_archive"
+        or name in ("shutil.unpack_archive", "shutil.make_archive")
+        or name in _READ_CALLS
+        or (name.startswith(("tarfile.", "zipfile.")) and name.endswith((".add", ".write")))
         or last in _FILE_METHODS
         or (name.startswith(("tarfile.", "zipfile.")) and name.endswith((".extractall", ".extract")))
     ):
