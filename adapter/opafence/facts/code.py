@@ -1255,6 +1255,13 @@ class Analyzer:
             bits = self.origins(node.left, depth + 1) | self.origins(node.right, depth + 1)
             if type(node.op) is ast.BitXor:
                 bits |= DECODED
+            elif (
+                type(node.op) is ast.Mod
+                and type(node.left) is ast.Constant
+                and type(node.left.value) is str
+                and "%c" in node.left.value
+            ):
+                bits |= DECODED  # '%c%c' % (114, 109): text spelled as character codes
             return bits
         if type(node) is ast.JoinedStr:
             bits = 0
@@ -1328,7 +1335,7 @@ class Analyzer:
         fn = self.dotted(func)
         args = node.args
         if fn is not None:
-            if fn in _DECODERS:
+            if fn in _DECODERS or fn in _DECODING_BUILTINS:
                 return DECODED
             if fn in _GETENV:
                 return self._env_key_origins(args[0]) if args else 0
@@ -1354,6 +1361,8 @@ class Analyzer:
             attr = func.attr
             if attr in _DECODING_METHODS:
                 bits |= DECODED
+            elif attr == "format" and type(func.value) is ast.Constant and ":c}" in str(func.value.value):
+                bits |= DECODED  # '{:c}{:c}'.format(114, 109)
             elif attr in ("decode", "encode"):
                 enc = self._arg(node, 0, "encoding")
                 text = self._const_str(enc) if enc is not None else "utf-8"
@@ -2279,7 +2288,14 @@ class Analyzer:
         elif tool == "read_file":
             self._path(self._arg(node, 0, "path"), "read", tool_style=True)
         elif tool == "write_file":
-            self._path(self._arg(node, 0, "path"), "write", tool_style=True)
+            target = self._arg(node, 0, "path")
+            self._path(target, "write", tool_style=True)
+            content = self._arg(node, 1, "content")
+            where = self.value(target) if target is not None else None
+            if content is not None and where is not None and where.text is not None:
+                norm = paths.normalize(where.text, self.cwd or "/", self.col.home, self.col.cache)
+                if norm.path:
+                    self._file_write(ast.Constant(value=norm.path), content, path_expr=True)
         elif tool == "search_files":
             self._path(self._arg(node, 2, "path"), "read", tool_style=True)
         elif tool == "patch":
