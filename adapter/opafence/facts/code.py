@@ -324,6 +324,7 @@ _TEXT_CODECS = frozenset(
     }
 )
 _ENVIRON = frozenset({"os.environ", "os.environb"})
+_ENV_ATTRS = frozenset({"environ", "environb", "getenv", "getenvb"})
 _GETENV = frozenset(
     {
         "os.getenv",
@@ -464,6 +465,7 @@ class Analyzer:
         self.first_command = len(col.commands)
         self.stores: dict[str, int] = {}
         self.chdir = False
+        self.env_used = False  # the code names the environment (os.environ, os.getenv, ...)
 
     # -- entry ---------------------------------------------------------------------------
     def run(self, text: str) -> None:
@@ -511,7 +513,7 @@ class Analyzer:
         node_type = ast.AST
         stack: list[ast.AST] = [tree]
         pop = stack.pop
-        push = stack.extend
+        push = stack.append
         count = 0
         while stack:
             node = pop()
@@ -535,6 +537,8 @@ class Analyzer:
             if type(node) is ast.Constant:
                 if type(node.value) is str:
                     texts.append(node.value)
+                    if node.value in _ENV_ATTRS:
+                        self.env_used = True  # getattr(os, 'environ')
                 continue
             t = type(node)
             if type(node) is ast.Call:
@@ -546,6 +550,8 @@ class Analyzer:
                     self.chdir = True
             elif type(node) is ast.Attribute:
                 attr = node.attr
+                if attr in _ENV_ATTRS:
+                    self.env_used = True
                 if attr in _DUNDER_ESCAPES:
                     self.col.opaque("code_dunder_access")
                 elif attr in _FRAME_NAMESPACES:
@@ -559,18 +565,17 @@ class Analyzer:
             fields = table.get(t)
             if fields is None:
                 fields = _child_fields(t)
-            children: list[ast.AST] = []
+            # children pushed last first, so that they come off the stack in source order
             for field in fields:
                 value = getattr(node, field, None)
                 if value is None:
                     continue
                 if type(value) is list:
-                    children.extend(v for v in value if isinstance(v, node_type))
+                    for v in reversed(value):
+                        if isinstance(v, node_type):
+                            push(v)
                 elif isinstance(value, node_type):
-                    children.append(value)
-            if children:
-                children.reverse()
-                push(children)
+                    push(value)
         if count > MAX_NODES:
             return None
         return calls, refs, subscripts, texts, binders
@@ -625,6 +630,8 @@ class Analyzer:
                 continue
             full = f"{_module(mod)}.{a.name}" if mod else a.name
             self.aliases[a.asname or a.name] = full
+            if a.name in _ENV_ATTRS:
+                self.env_used = True
             if mod.split(".", 1)[0] in NETWORK_MODULES or a.name in NETWORK_MODULES:
                 self.facts["network"] = True
 
@@ -1309,8 +1316,9 @@ class Analyzer:
         known = self.name_origins.get(name)
         if known is not None:
             return known
-        if name in self.aliases:
-            return 0
+        alias = self.aliases.get(name)
+        if alias is not None:
+            return ENV_ALL if alias in _ENVIRON else 0
         found = self.binds.get(name)
         if found is None:
             return DECODED if name in _DECODING_BUILTINS else 0
@@ -1337,6 +1345,8 @@ class Analyzer:
         if fn is not None:
             if fn in _DECODERS or fn in _DECODING_BUILTINS:
                 return DECODED
+            if fn in _GETATTR and self.dotted(node) in _ENVIRON:
+                return ENV_ALL
             if fn in _GETENV:
                 return self._env_key_origins(args[0]) if args else 0
             if fn in ("codecs.decode", "codecs.encode"):
@@ -1554,14 +1564,14 @@ class Analyzer:
             self._stdin_write(name, node)
         if kind & K_WRITE and type(node.func) is ast.Attribute and args:
             self._file_write(node.func.value, args[0])
-        if kind & K_REVEAL and any(self.origins(a) & (ENV_ALL | ENV_SECRET) for a in args):
+        if kind & K_REVEAL and self.env_used and any(self.origins(a) & (ENV_ALL | ENV_SECRET) for a in args):
             self._environment_read()
         if kind & K_FILE:
             self._file_call(name, node)
         if kind & K_HERMES:
             self._hermes_call(name.split(".", 1)[1], node)
         if kind & K_NETWORK:
-            if self.facts["network"] and not self.egress_env:
+            if self.env_used and self.facts["network"] and not self.egress_env:
                 self._network_send(name, node)
             if kind & K_SMTP:
                 self._smtp_recipients(name, node)
@@ -1629,6 +1639,10 @@ class Analyzer:
 
     def _consume(self, *exprs: ast.AST | None) -> None:
         """String literals used as a command are the command, not separate path literals."""
+        if len(exprs) == 1 and type(exprs[0]) is ast.Constant:
+            if type(exprs[0].value) is str:
+                self.consumed.add(exprs[0].value)
+            return
         todo = [e for e in exprs if e is not None]
         seen: set[str] = set()
         while todo:
@@ -2141,7 +2155,7 @@ class Analyzer:
         if where is None or where.text is None:
             return
         bits = self.origins(data)
-        if bits & (ENV_ALL | ENV_SECRET):
+        if bits & (ENV_ALL | ENV_SECRET) and self.env_used:
             self._environment_read()
         content = self.value(data) if "w" in mode and "+" not in mode else None
         known = content.text if content is not None else None
@@ -2417,7 +2431,8 @@ _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {ast.Constant: ()}
 
 
 def _child_fields(t: type[ast.AST]) -> tuple[str, ...]:
-    fields = tuple(n for n in t._fields if n not in _SKIP_FIELDS)
+    """The fields of a node type that may hold child nodes, last first (the walk's stack order)."""
+    fields = tuple(reversed([n for n in t._fields if n not in _SKIP_FIELDS]))
     _CHILD_FIELDS[t] = fields
     return fields
 
