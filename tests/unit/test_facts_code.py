@@ -1019,3 +1019,20 @@ def test_following_values_never_raises(lines: list[str]) -> None:
 )
 def test_environment_egress_through_other_names(code: str) -> None:
     assert {"arg": "code", "kind": "environment"} in facts(code)["secrets"]
+
+
+@pytest.mark.parametrize(
+    ("code", "reasons"),
+    [
+        ("import subprocess as sp\nif x:\n    sp = 0\nsp.run('id', shell=True)", ["code_dynamic_namespace"]),
+        ("import json\njson = None", []),
+        (
+            "import os\nglobals().update(cmd='rm -rf /srv')\nos.system(cmd)",
+            ["code_dynamic_namespace", "code_dynamic_command"],
+        ),
+        ("import sys\nsys.modules.update({'os': x})", ["code_dynamic_namespace"]),
+    ],
+    ids=["a runner module rebound", "another module rebound", "globals().update", "sys.modules.update"],
+)
+def test_namespaces_changed_at_run_time(code: str, reasons: list[str]) -> None:
+    assert facts(code)["opaque_reasons"] == reasons

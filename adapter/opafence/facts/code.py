@@ -397,6 +397,42 @@ _LOCAL_NETWORK_CALLS = (
     "http.HTTPStatus",
 )
 
+# Modules whose names lead to commands, code or files: rebinding one of their names hides them.
+_RUNNER_MODULES = frozenset(
+    {
+        "os",
+        "subprocess",
+        "pty",
+        "shutil",
+        "builtins",
+        "importlib",
+        "sys",
+        "ctypes",
+        "hermes_tools",
+        "asyncio",
+        "multiprocessing",
+        "threading",
+        "concurrent",
+        "functools",
+        "operator",
+        "runpy",
+        "code",
+        "pickle",
+        "marshal",
+        "socket",
+        "sh",
+        "pexpect",
+        "commands",
+        "platform",
+        "pathlib",
+        "io",
+        "codecs",
+        "base64",
+    }
+)
+# Methods that change a namespace in place (`globals().update(x=...)`).
+_NAMESPACE_WRITERS = frozenset({"update", "setdefault", "__setitem__", "pop", "popitem", "clear"})
+
 _UNKNOWN_FLAG = object()
 
 
@@ -728,9 +764,11 @@ class Analyzer:
         for name, bound in binds.items():
             if len(bound) == 1 and isinstance(bound[0], ast.expr):
                 self.consts[name] = bound[0]
-            # a name rebound by assignment is no longer the module it was imported as
-            if name in self.aliases:
-                del self.aliases[name]
+            # a name rebound by assignment is no longer the module it was imported as; which one
+            # it is where is a question of statement order, which this reader does not follow
+            alias = self.aliases.pop(name, None)
+            if alias is not None and alias.split(".", 1)[0] in _RUNNER_MODULES:
+                self.col.opaque("code_dynamic_namespace")
         if chdir:
             # os.chdir moves every relative path that follows it: the reader does not follow
             # the order of statements, so relative paths have no known directory at all.
@@ -1539,6 +1577,8 @@ class Analyzer:
             self.partial_of[id(args[0])] = node
         if kind & K_CASE:
             self.col.opaque("code_case_variant")
+        if kind & K_NAMESPACE:
+            self.col.opaque("code_dynamic_namespace")
         # commands
         if kind & K_RUNNER:
             self.spawns = True
@@ -2526,6 +2566,7 @@ K_HOF = 65536
 K_LOOP = 1 << 17
 K_SH = 1 << 18
 K_REVEAL = 1 << 19
+K_NAMESPACE = 1 << 20
 _KINDS: dict[str, int] = {}
 _FILE_NAMES = _OPEN | _DELETE_1 | _WRITE_1 | _READ_1 | _MOVE | _COPY | _LINK | _CHMOD | _ARCHIVES
 _FILE_METHODS = frozenset(_PATH_METHODS) | {"open", "rename", "replace"}
@@ -2573,6 +2614,10 @@ def _kind(name: str) -> int:
         kind |= K_WRITE
     if name in _REVEALS:
         kind |= K_REVEAL
+    if last in _NAMESPACE_WRITERS and name.startswith(
+        ("globals().", "locals().", "vars().", "builtins.globals().", "builtins.locals().", "sys.modules.")
+    ):
+        kind |= K_NAMESPACE
     if (
         name in _FILE_NAMES
         or name in _DOWNLOADS
