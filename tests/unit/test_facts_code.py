@@ -1036,3 +1036,14 @@ def test_environment_egress_through_other_names(code: str) -> None:
 )
 def test_namespaces_changed_at_run_time(code: str, reasons: list[str]) -> None:
     assert facts(code)["opaque_reasons"] == reasons
+
+
+def test_connection_targets_are_urls() -> None:
+    got = facts(
+        "import socket, smtplib\ns = socket.socket()\ns.connect(('10.0.0.1', 4444))\n"
+        "smtplib.SMTP('smtp.x.test', 587)"
+    )
+    assert [(u["raw"], u["scheme"], u["host"], u["port"], u["private"]) for u in got["urls"]] == [
+        ("10.0.0.1:4444", "tcp", "10.0.0.1", 4444, True),
+        ("smtp.x.test:587", "smtp", "smtp.x.test", 587, False),
+    ]

@@ -341,6 +341,20 @@ _SECRET_NAME = re.compile(
 _SOCKET_CTORS = frozenset(
     {"socket.socket", "socket.create_connection", "socket.fromfd", "socket.socketpair", "ssl.wrap_socket"}
 )
+# Connections whose first argument names the peer: dotted name (calls removed) -> URL scheme.
+_CONNECTIONS = {
+    "socket.socket.connect": "tcp",
+    "socket.socket.connect_ex": "tcp",
+    "socket.create_connection": "tcp",
+    "http.client.HTTPConnection": "http",
+    "http.client.HTTPSConnection": "https",
+    "smtplib.SMTP": "smtp",
+    "smtplib.SMTP_SSL": "smtps",
+    "ftplib.FTP": "ftp",
+    "ftplib.FTP_TLS": "ftp",
+    "telnetlib.Telnet": "telnet",
+    "paramiko.SSHClient.connect": "ssh",
+}
 # Network calls that send their positional arguments as data.
 _SEND_METHODS = frozenset(
     {"send", "sendall", "sendto", "sendmail", "send_message", "write", "sendfile", "storbinary", "storlines"}
@@ -1611,6 +1625,7 @@ class Analyzer:
         if kind & K_HERMES:
             self._hermes_call(name.split(".", 1)[1], node)
         if kind & K_NETWORK:
+            self._network_target(name, node)
             if self.env_used and self.facts["network"] and not self.egress_env:
                 self._network_send(name, node)
             if kind & K_SMTP:
@@ -2310,6 +2325,37 @@ class Analyzer:
             if bits & ENV_ALL or (bits & ENV_SECRET and (k.arg is None or k.arg in _BODY_KEYWORDS)):
                 self.egress_env = True
                 return
+
+    def _network_target(self, name: str, node: ast.Call) -> None:
+        """The host a socket, HTTP, SMTP or FTP connection goes to, as a URL fact (like nc's)."""
+        plain = _strip_calls(name)
+        scheme = _CONNECTIONS.get(plain)
+        if scheme is None:
+            return
+        target = self._arg(node, 0, "address", "host")
+        if target is None:
+            return
+        host: str | None
+        port: int | None = None
+        if isinstance(target, ast.Tuple) and len(target.elts) >= 2:
+            host = self._const_str(target.elts[0])
+            p = target.elts[1]
+            port = p.value if isinstance(p, ast.Constant) and type(p.value) is int else None
+        else:
+            host = self._const_str(target)
+            given = self._arg(node, 1, "port")
+            port = given.value if isinstance(given, ast.Constant) and type(given.value) is int else None
+        if not host:
+            return
+        raw = f"{host}:{port}" if port is not None else host
+        fact, problem = url.remote_target(raw.split(":", 1)[0] if ":" in host else host, self.col.arg, scheme)
+        if fact is None:
+            return
+        fact["raw"] = raw
+        fact["port"] = port
+        if problem:
+            self.col.opaque(problem)
+        self.col.add_url(fact)
 
     def _smtp_recipients(self, name: str, node: ast.Call) -> None:
         to = self._arg(node, 1, "to_addrs") if name.endswith(".sendmail") else self._arg(node, 2, "to_addrs")
