@@ -18,7 +18,7 @@ import posixpath
 import re
 import shlex
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +77,7 @@ class Feed:
     content: str | None = None  # known literal content (echo 'x' | ..., cat <<EOF | ...)
     decoded: bool = False  # the data passed through a decoder (base64 -d, xxd -r, ...)
     kind: str = "shell_c"  # the context a program read from this content runs in
-    paths: tuple[str, ...] = ()  # the literal path operands of the command that wrote it
+    paths: Sequence[str] = ()  # the path operands of the command that wrote it ("" when unknown)
 
 
 @dataclass(slots=True)
@@ -100,6 +100,7 @@ class Tail:
 
 
 Snapshot = tuple[str | None, dict[str, str | None], dict[str, list[str]]]
+_NO_ARRAYS: dict[str, list[str]] = {}  # shared by snapshots of states without arrays: never written
 
 
 @dataclass(slots=True)
@@ -128,7 +129,7 @@ class State:
         )
 
     def snapshot(self) -> Snapshot:
-        return self.cwd, dict(self.vars), dict(self.arrays) if self.arrays else {}
+        return self.cwd, dict(self.vars), dict(self.arrays) if self.arrays else _NO_ARRAYS
 
     def merge_uncertain(self, before: Snapshot) -> None:
         """After code that may or may not have run: whatever it changed is now unknown."""
@@ -139,10 +140,11 @@ class State:
             if self.vars.get(k, "\x00") != vars_before.get(k, "\x00"):
                 self.vars[k] = None
                 self.arrays.pop(k, None)
-        for k in set(self.arrays) | set(arrays_before):
-            if self.arrays.get(k) != arrays_before.get(k):
-                self.vars[k] = None
-                self.arrays.pop(k, None)
+        if self.arrays or arrays_before:
+            for k in set(self.arrays) | set(arrays_before):
+                if self.arrays.get(k) != arrays_before.get(k):
+                    self.vars[k] = None
+                    self.arrays.pop(k, None)
 
 
 _ANSI_SIMPLE = {
@@ -703,6 +705,26 @@ _DB_SHELL = re.compile(
 )
 
 
+# Carriers that carry a command only when one of these words (or a word starting with one of
+# the prefixes) is among their arguments: `npm run build` and `docker ps` skip the walk.
+_CARRIER_TRIGGERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), (frozenset({"exec", "x", "dlx"}), ())),
+    **dict.fromkeys(("uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba"), (frozenset({"run"}), ())),
+    **dict.fromkeys(("docker", "podman", "nerdctl"), (frozenset({"run", "exec", "create"}), ())),
+    **dict.fromkeys(("kubectl", "oc"), (frozenset({"exec", "run", "debug"}), ())),
+    **dict.fromkeys(("make", "gmake"), (frozenset(), ("--eval", "-E", "-f", "--file", "--makefile"))),
+    "less": (frozenset(), ("+",)),
+}
+
+
+def _triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field]) -> bool:
+    words, prefixes = trigger
+    for f in argv[1:]:
+        if f.text in words or (prefixes and f.text.startswith(prefixes)) or f.dynamic:
+            return True
+    return False
+
+
 def _runs_module(argv: list[Field], module: str) -> bool:
     return any(
         f.text == "-m" and k + 1 < len(argv) and argv[k + 1].text == module for k, f in enumerate(argv)
@@ -858,7 +880,7 @@ class Walker:
         self.src = b""  # the original bytes of the program being walked
         self.nest = 0  # Python recursion used by the walk (a deeper tree is opaque, not a crash)
         self._srcs: list[str] = []  # sources of the word being expanded (see Field.sources)
-        self._input_paths: tuple[str, ...] = ()  # paths named by what feeds the loop being walked
+        self._input_paths: Sequence[str] = ()  # paths named by what feeds the loop being walked
         self._out_procsubs: list[tree_sitter.Node] | None = None  # `>(...)` arguments of this command
         self._fd_words: set[int] = set()  # numbers the grammar split off their redirections
 
@@ -1131,14 +1153,17 @@ class Walker:
         fds: dict[int, int] = {}
         children = node.children
         for k in range(1, len(children)):
-            leaf = children[k - 1]
-            while leaf.children:
+            prev_node = children[k - 1]
+            if prev_node.end_byte != children[k].start_byte or children[k].type != "file_redirect":
+                continue
+            leaf = prev_node
+            while leaf.child_count:
                 leaf = leaf.children[-1]
             fd_given = self._fd_before(leaf, children[k])
             if fd_given is not None:
                 fds[children[k].start_byte] = fd_given
                 self._fd_words.add(leaf.start_byte)
-        for child in node.children:
+        for child in children:
             if child.start_byte - prev_end > 1:
                 gap = raw[prev_end - node.start_byte : child.start_byte - node.start_byte].strip()
                 if gap == b"-":
@@ -1807,9 +1832,9 @@ class Walker:
             if tail.piped:
                 # `cat <<EOF | sh`: this command is the head of a pipeline (its own subshell)
                 st = st.fork("pipeline" if st.context == "top" else None)
-        subs = [*own.procsubs, *(tail.procsubs if tail is not None else [])]
+        subs = own.procsubs + tail.procsubs if tail is not None and tail.procsubs else own.procsubs
         if cont:
-            out = self._emit(words, env, [], st, feed, redirects, False, stdin, frozenset(dyn_env))
+            out = self._emit(words, env, [], st, feed, redirects, False, stdin, dyn_env)
             if subs or arg_subs:
                 self._output_substitutions(words, out, feed, subs, arg_subs, st)
             for kind, nxt in cont:
@@ -1822,7 +1847,7 @@ class Walker:
                     out = self.visit(nxt, st, Feed(), None, inh)
                     st.merge_uncertain(before)
             return out
-        out = self._emit(words, env, [], st, feed, redirects, False, stdin, frozenset(dyn_env))
+        out = self._emit(words, env, [], st, feed, redirects, False, stdin, dyn_env)
         if subs or arg_subs:
             self._output_substitutions(words, out, feed, subs, arg_subs, st)
         return out
@@ -1854,7 +1879,7 @@ class Walker:
         redirects: list[dict[str, Any]],
         dynamic_in: bool,
         stdin: Stdin | None,
-        dyn_env: frozenset[str] = frozenset(),
+        dyn_env: Set[str] = frozenset(),
     ) -> Feed:
         argv, wrappers, env2, dynamic, cwd, xopts = self._unwrap(argv_in, st)
         wrappers = [*wrappers_in, *wrappers]
@@ -1882,7 +1907,7 @@ class Walker:
         dynamic: bool,
         stdin: Stdin | None,
         cwd: str | None,
-        maybe_in: tuple[str, ...],
+        maybe_in: Sequence[str],
     ) -> Feed:
         name = ""
         if argv:
@@ -1913,10 +1938,11 @@ class Walker:
                 operand_fields.append(f)
         cmd_cwd = cwd if cwd is not None else st.cwd
         operand_paths = [self._operand_path(f, cmd_cwd) for f in operand_fields]
-        maybe = list(maybe_in)
-        for f in operand_fields:
-            if f.dynamic and f.sources:
-                maybe.extend(f.sources)
+        maybe = [m for m in maybe_in if m] if maybe_in else []
+        if dynamic:
+            for f in operand_fields:
+                if f.dynamic and f.sources:
+                    maybe.extend(f.sources)
         command = {
             "name": name,
             "argv": [f.text for f in argv],
@@ -1936,9 +1962,8 @@ class Walker:
             return Feed(name)
         self._urls(name, argv, operands)
         out = self._after(name, argv, flags, operand_fields, st, feed, stdin, cmd_cwd)
-        known = tuple(p for p in operand_paths if p)
-        if known:
-            out.paths = known[:MAX_SOURCES]
+        if operand_paths:
+            out.paths = operand_paths  # may hold "" (unknown): readers skip them
         elif name in _PASSTHROUGH:
             out.paths = feed.paths
         return out
@@ -2079,7 +2104,7 @@ class Walker:
         return argv[i:], env, chdir, True
 
     # -- environment variables that carry commands ------------------------------------------
-    def _env_values(self, env: dict[str, str], dyn_env: frozenset[str], argv: list[Field], st: State) -> None:
+    def _env_values(self, env: dict[str, str], dyn_env: Set[str], argv: list[Field], st: State) -> None:
         """Variables that programs run as commands (GIT_SSH_COMMAND, PAGER, EDITOR, ...) are
         parsed as shell bodies; files a program sources or libraries it loads because of a
         variable (BASH_ENV, LD_PRELOAD, ...) are opaque."""
@@ -2221,7 +2246,7 @@ class Walker:
             elif feed.content is not None and not feed.decoded:
                 text = feed.content
             else:
-                paths_in = feed.paths
+                paths_in = tuple(p for p in feed.paths if p)
         if text is None:
             if replace:
                 argv = [
@@ -2269,7 +2294,9 @@ class Walker:
         stdin: Stdin | None,
         cwd: str | None,
     ) -> Feed:
-        if name not in _SPECIAL and not is_python(name):
+        if (name not in _SPECIAL and not is_python(name)) or (
+            name in _CARRIER_TRIGGERS and not _triggered(_CARRIER_TRIGGERS[name], argv)
+        ):
             # the common case: nothing to parse further, output unknown but not decoded
             return Feed(name, None, feed.decoded)
         decoded = feed.decoded or self._is_decoder(name, argv)
@@ -2286,7 +2313,7 @@ class Walker:
                 st.arrays.pop(names[0], None)
             else:
                 # the names read from the input may be any path the command feeding it named
-                srcs = feed.paths or self._input_paths
+                srcs = tuple(p for p in (feed.paths or self._input_paths) if p)
                 for v in names:
                     st.vars[v] = None
                     st.arrays.pop(v, None)
@@ -2297,11 +2324,13 @@ class Walker:
                 if f.text == "-v":
                     st.vars[argv[i + 1].text] = None
         sub = State(cwd, st.vars, st.context, st.depth, False, st.srcs, st.arrays)
-        if name in ("pytest", "py.test") or (is_python(name) and _runs_module(argv, "pytest")):
-            self._pytest(argv, sub)
         if name in SHELLS:
             self._shell_invocation(argv, sub, feed, stdin)
+        elif name in ("pytest", "py.test"):
+            self._pytest(argv, sub)
         elif is_python(name):
+            if _runs_module(argv, "pytest"):
+                self._pytest(argv, sub)
             self._python_invocation(argv, sub, feed, stdin)
         elif name in NODES:
             self._node_invocation(argv, sub, feed, stdin)
