@@ -719,10 +719,9 @@ _CARRIER_TRIGGERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 
 def _triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field]) -> bool:
     words, prefixes = trigger
-    for f in argv[1:]:
-        if f.text in words or (prefixes and f.text.startswith(prefixes)) or f.dynamic:
-            return True
-    return False
+    return any(
+        f.text in words or bool(prefixes and f.text.startswith(prefixes)) or f.dynamic for f in argv[1:]
+    )
 
 
 def _runs_module(argv: list[Field], module: str) -> bool:
