@@ -615,6 +615,16 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
             ),
             C("base64", ["base64", "-d"], flags=["-d"], context="pipeline", pipe_from="echo"),
             C("sh", ["sh"], context="pipeline", pipe_from="base64"),
+            # the literal's decoding is parsed too (the call stays opaque)
+            C(
+                "rm",
+                ["rm", "-rf", "/"],
+                flags=FLAGS_RF,
+                operands=["/"],
+                paths=["/"],
+                context="shell_c",
+                depth=1,
+            ),
         ],
         ["decode_and_run"],
     ),

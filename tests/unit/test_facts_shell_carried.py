@@ -100,6 +100,36 @@ CARRIED: list[tuple[str, str, tuple[str, list[str], str], list[str]]] = [
     ("indirect", "x=rm; y=x; ${!y} -rf /srv", (*RM, "top"), []),
     ("IFS", "rm${IFS}-rf${IFS}/srv", (*RM, "top"), []),
     ("printf to sh", "printf '%s\\n' 'rm -rf /srv' | sh", (*RM, "shell_c"), []),
+    ("runuser -u", "runuser -u dev -- rm -rf /srv", (*RM, "top"), []),
+    ("script -qc", "script -qc 'rm -rf /srv' /dev/null", (*RM, "shell_c"), []),
+    ("literal substitution", "bash -c \"$(printf 'rm -rf /srv')\"", (*RM, "shell_c"), []),
+    ("echo substitutions", "$(echo rm) -rf $(echo /srv)", (*RM, "top"), []),
+    ("set --", 'set -- rm -rf /srv; "$@"', (*RM, "top"), []),
+    ("positional", "set rm -rf /srv; $1 $2 $3", (*RM, "top"), []),
+    ("custom IFS", "IFS=,; x='rm,-rf,/srv'; $x", (*RM, "top"), []),
+    ("substring", "x=mr; ${x:1:1}${x:0:1} -rf /srv", (*RM, "top"), []),
+    ("base64 literal", "echo cm0gLXJmIC9zcnY= | base64 -d | sh", (*RM, "shell_c"), ["decode_and_run"]),
+    ("rev literal", "rev <<< 'vrs/ fr- mr' | sh", (*RM, "shell_c"), ["decode_and_run"]),
+    (
+        "tr literal",
+        "tr a-z n-za-m <<< 'ez -es /fei' | sh",
+        ("rm", ["rm", "-rf", "/srv"], "shell_c"),
+        ["decode_and_run"],
+    ),
+    ("ssh options after host", "ssh h -t -p 22 'rm -rf /srv'", (*RM, "remote"), []),
+    (
+        "emacs shell-command",
+        "emacs --batch --eval '(shell-command \"rm -rf /srv\")'",
+        (*RM, "shell_c"),
+        ["emacs_eval"],
+    ),
+    (
+        "emacs call-process",
+        'emacs -batch -eval \'(call-process "rm" nil nil nil "-rf" "/srv")\'',
+        (*RM, "top"),
+        ["emacs_eval"],
+    ),
+    ("nano speller", "nano -s 'rm -rf /srv' f", (*RM, "shell_c"), []),
 ]
 
 

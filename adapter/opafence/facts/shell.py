@@ -13,6 +13,7 @@ error, a body nested too deep. Opaque is never a read.
 
 from __future__ import annotations
 
+import base64
 import os
 import posixpath
 import re
@@ -532,6 +533,7 @@ _OPTION_BODIES: dict[str, dict[str, str]] = {
     "rg": {"--pre": "shell"},
     "nodemon": {"--exec": "shell", "-x": "shell"},
     "nix-shell": {"--run": "shell", "--command": "shell"},
+    "nano": {"-s": "shell", "--speller": "shell"},
     "hyperfine": dict.fromkeys(
         ("--prepare", "-p", "--cleanup", "-c", "--setup", "-s", "--conclude"), "shell"
     ),
@@ -590,6 +592,14 @@ _AWK_COMMAND = re.compile(
 _CODE_CLUSTER = re.compile(r"^-[lnpawsTtWXCU0-9]*([eErc])")
 
 
+_EMACS_SHELL = re.compile(r'\((?:async-)?shell-command(?:-to-string)?\s+"((?:\\.|[^"\\])*)"')
+# (call-process "prog" nil nil nil "arg" ...), (start-process "name" buf "prog" "arg" ...)
+_EMACS_PROCESS = re.compile(
+    r'\((?:call-process|process-lines)\s+((?:"(?:\\.|[^"\\])*"\s*(?:nil|t|\s)*)+)'
+    r'|\(start-process\s+"[^"]*"\s+(?:nil|"[^"]*")\s+((?:"(?:\\.|[^"\\])*"\s*)+)'
+)
+
+
 def _unescape_literal(text: str) -> str:
     return re.sub(r"\\([\\\"'`$])", r"\1", text)
 
@@ -601,6 +611,7 @@ _CARRIERS = frozenset(
     | {"npm", "npx", "pnpm", "pnpx", "yarn", "bunx", "bun", "parallel", "flock", "fd", "fdfind"}
     | {"docker", "podman", "nerdctl", "kubectl", "oc", "psql", "mysql", "mariadb", "sqlite3", "less"}
     | {"xterm", "gnome-terminal", "konsole", "uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba"}
+    | {"emacs", "emacsclient"}
 )
 
 
@@ -722,6 +733,91 @@ def _triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field
     return any(
         f.text in words or bool(prefixes and f.text.startswith(prefixes)) or f.dynamic for f in argv[1:]
     )
+
+
+_DEFAULT_IFS = re.compile(r"[ \t\n]+")
+
+
+def _ifs_splitter(ifs: str) -> re.Pattern[str] | None:
+    """How bash splits expansion results on IFS: runs of IFS white space, or one other IFS
+    character with the white space around it; None for an empty IFS (no splitting)."""
+    if not ifs:
+        return None
+    white = "".join(c for c in " \t\n" if c in ifs)
+    other = "".join(dict.fromkeys(c for c in ifs if c not in " \t\n"))
+    w = f"[{re.escape(white)}]" if white else ""
+    if not other:
+        return re.compile(w + "+")
+    o = f"[{re.escape(other)}]"
+    return re.compile(f"{w}*{o}{w}*|{w}+" if white else o)
+
+
+def _decode_literal(
+    name: str, argv: list[Field], operands: list[Field], feed: Feed, stdin: Stdin | None
+) -> str | None:
+    """What a decoder prints for literal input (`echo cm0= | base64 -d`, `rev <<< x`), or None."""
+    if [f for f in operands if f.text != "-"] and name != "tr":
+        return None
+    if stdin is not None:
+        text = stdin.text if stdin.kind in ("herestring", "heredoc") else None
+    else:
+        text = feed.content if feed.kind != "unknown" else None
+    if text is None or len(text) > MAX_SOURCE:
+        return None
+    try:
+        if name in ("base64", "base32"):
+            packed = "".join(text.split())
+            raw = (
+                base64.b64decode(packed + "=" * (-len(packed) % 4))
+                if name == "base64"
+                else base64.b32decode(packed)
+            )
+            return raw.decode("utf-8")
+        if name == "rev":
+            return "\n".join(line[::-1] for line in text.split("\n"))
+        if name == "xxd" and any(f.text in ("-p", "-ps", "-plain") for f in argv):
+            return bytes.fromhex("".join(text.split())).decode("utf-8")
+        if name == "tr" and len(operands) == 2 and not [f for f in argv[1:] if f.text.startswith("-")]:
+            table = _tr_table(operands[0].text, operands[1].text)
+            return text.translate(table) if table is not None else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _tr_table(set1: str, set2: str) -> dict[int, int] | None:
+    def expand(spec: str) -> str | None:
+        if "[" in spec or "\\" in spec:
+            return None
+        out: list[str] = []
+        i = 0
+        while i < len(spec):
+            if i + 2 < len(spec) and spec[i + 1] == "-" and ord(spec[i]) <= ord(spec[i + 2]):
+                out.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
+                i += 3
+            else:
+                out.append(spec[i])
+                i += 1
+        return "".join(out)
+
+    a, b = expand(set1), expand(set2)
+    if not a or not b or len(a) > 512:
+        return None
+    b = b + b[-1] * (len(a) - len(b))
+    return {ord(x): ord(y) for x, y in zip(a, b, strict=False)}
+
+
+def _substring(value: str, numbers: list[int]) -> str | None:
+    """bash's ${x:offset[:length]}."""
+    offset = numbers[0]
+    if offset < 0:
+        if -offset > len(value):
+            return ""
+        offset += len(value)
+    if len(numbers) == 1:
+        return value[offset:]
+    end = offset + numbers[1] if numbers[1] >= 0 else len(value) + numbers[1]
+    return value[offset:end] if end >= offset else None
 
 
 def _runs_module(argv: list[Field], module: str) -> bool:
@@ -868,7 +964,7 @@ _SPECIAL = (
     )
     | frozenset(_OPTION_BODIES)
     | frozenset(_CARRIERS)
-    | {"pytest", "py.test"}
+    | {"pytest", "py.test", "set"}
 )
 
 
@@ -882,6 +978,7 @@ class Walker:
         self._input_paths: Sequence[str] = ()  # paths named by what feeds the loop being walked
         self._out_procsubs: list[tree_sitter.Node] | None = None  # `>(...)` arguments of this command
         self._fd_words: set[int] = set()  # numbers the grammar split off their redirections
+        self._last_output: Feed | None = None  # what the last substitution walked printed
 
     # -- entry ---------------------------------------------------------------------------
     def run(self, text: str, st: State) -> Feed:
@@ -1427,9 +1524,13 @@ class Walker:
         exp = node
         if node.type == "string":
             inner = [c for c in node.children if c.type not in ('"',)]
-            if len(inner) != 1 or inner[0].type != "expansion":
+            if len(inner) != 1 or inner[0].type not in ("expansion", "simple_expansion"):
                 return None
             exp = inner[0]
+            if self._text(exp) in ("$@", "${@}") and "@" in st.arrays:
+                return [Field(e) for e in st.arrays["@"]]  # "$@" after `set -- ...`
+            if exp.type != "expansion":
+                return None
         named = [c for c in exp.children if c.is_named]
         ops = [c for c in exp.children if not c.is_named and c.type not in ("${", "}")]
         if ops or len(named) != 1 or named[0].type != "subscript":
@@ -1463,8 +1564,12 @@ class Walker:
         glob = any(kind != QUO and any(c in text for c in "*?[") for text, kind in pieces)
         if not any(kind == EXP for _, kind in pieces):
             return [Field("".join(p for p, _ in pieces), glob=glob)]
+        splitter: re.Pattern[str] | None = _DEFAULT_IFS
         if "IFS" in st.vars:
-            return [Field("".join(p for p, _ in pieces), dynamic=True)]
+            ifs = st.vars["IFS"]
+            if ifs is None:
+                return [Field("".join(p for p, _ in pieces), dynamic=True)]
+            splitter = _ifs_splitter(ifs)
         # word splitting of unquoted expansion results
         fields: list[str] = []
         cur: list[str] = []
@@ -1474,7 +1579,7 @@ class Walker:
                 cur.append(text)
                 have = True
                 continue
-            parts = re.split(r"[ \t\n]+", text)
+            parts = splitter.split(text) if splitter is not None else [text]
             for k, part in enumerate(parts):
                 if k > 0:
                     if have or cur:
@@ -1529,8 +1634,22 @@ class Walker:
             out.append((value, QUO if quoted else EXP))
             return False, False
         if t == "command_substitution":
+            first = len(self.col.commands)
+            from_decoder = self._substitution(node, st)
+            result = self._last_output
+            if (
+                not from_decoder
+                and result is not None
+                and result.content is not None
+                and not result.decoded
+                and result.kind != "unknown"
+                and len(self.col.commands) == first + 1
+            ):
+                # $(echo rm), $(printf '%s' x): one command printing literal text
+                out.append((result.content.rstrip("\n"), QUO if quoted else EXP))
+                return False, False
             out.append(("", DYN))
-            return True, self._substitution(node, st)
+            return True, from_decoder
         if t == "process_substitution":
             if self._out_procsubs is not None and self._bytes(node).startswith(b">("):
                 self._out_procsubs.append(node)  # `tee >(sh)`: walked once the input is known
@@ -1588,7 +1707,7 @@ class Walker:
     def _expansion(self, node: tree_sitter.Node, st: State) -> str | None:
         named = [c for c in node.children if c.is_named]
         if node.type == "simple_expansion":
-            if len(named) != 1 or named[0].type != "variable_name":
+            if len(named) != 1 or named[0].type not in ("variable_name", "special_variable_name"):
                 return None
             return self._lookup(self._text(named[0]), st)
         text = self._text(node)
@@ -1617,7 +1736,18 @@ class Walker:
                     k = int(index)
                     return elements[k] if k < len(elements) else ""
             return None
-        if ops or len(named) != 1 or named[0].type != "variable_name":
+        if (
+            named
+            and named[0].type == "variable_name"
+            and ops
+            and all(o.type == ":" for o in ops)
+            and len(named) == len(ops) + 1 <= 3
+            and all(n.type == "number" for n in named[1:])
+        ):
+            # ${x:offset} / ${x:offset:length} with literal numbers
+            value = self._lookup(self._text(named[0]), st)
+            return None if value is None else _substring(value, [int(self._text(n)) for n in named[1:]])
+        if ops or len(named) != 1 or named[0].type not in ("variable_name", "special_variable_name"):
             return None
         return self._lookup(self._text(named[0]), st)
 
@@ -1643,6 +1773,15 @@ class Walker:
             return st.cwd
         if name == "IFS":
             return " \t\n"  # bash's default when nothing in the program set it
+        positional = st.arrays.get("@")
+        if positional is not None:
+            if name in ("@", "*"):
+                return " ".join(positional)
+            if name == "#":
+                return str(len(positional))
+            if name.isdigit() and name != "0":
+                k = int(name)
+                return positional[k - 1] if k <= len(positional) else ""
         return None
 
     def _arithmetic(self, node: tree_sitter.Node, st: State) -> None:
@@ -1679,6 +1818,7 @@ class Walker:
             for cmd in self.col.commands[first:]:
                 self._srcs.extend(p for p in cmd["operand_paths"] if p)
                 self._srcs.extend(cmd["maybe_paths"])
+        self._last_output = out
         if out.decoded:
             self.col.opaque("decode_and_run")
         return out.decoded
@@ -2318,6 +2458,8 @@ class Walker:
                     st.arrays.pop(v, None)
                     if srcs:
                         st.srcs[v] = srcs
+        if name == "set":
+            self._set_positional(argv, st)
         if name == "printf" and "-v" in flags:
             for i, f in enumerate(argv[:-1]):
                 if f.text == "-v":
@@ -2374,6 +2516,10 @@ class Walker:
             self._carrier(name, argv, sub, feed, stdin)
         if stdin is not None and stdin.kind != "decoded" and name in ("patch", "git") and stdin.text:
             self._patch_stdin(name, argv, stdin.text, cwd)
+        if decoded and not feed.decoded:
+            plain = _decode_literal(name, argv, operands, feed, stdin)
+            if plain is not None:
+                return Feed(name, plain, True, "shell_c")
         # What this command writes to its standard output, for the next one in a pipeline.
         content: str | None = None
         if name in ("echo", "printf") and any(f.dynamic for f in argv[1:]):
@@ -2404,6 +2550,21 @@ class Walker:
             else:
                 return Feed(name, feed.content, decoded, feed.kind)
         return Feed(name, content, decoded)
+
+    def _set_positional(self, argv: list[Field], st: State) -> None:
+        """`set -- a b` / `set a b`: the positional parameters ("$@", $1 ...)."""
+        words = argv[1:]
+        texts = [f.text for f in words]
+        if "--" in texts:
+            rest = words[texts.index("--") + 1 :]
+        elif words and not texts[0].startswith(("-", "+")):
+            rest = words
+        else:
+            return
+        if any(f.dynamic for f in rest):
+            st.arrays.pop("@", None)
+        else:
+            st.arrays["@"] = [f.text for f in rest]
 
     def _is_decoder(self, name: str, argv: list[Field]) -> bool:
         if name in _DECODERS:
@@ -2447,7 +2608,8 @@ class Walker:
                 return None, stdin.kind, stdin.kind == "decoded"
             return stdin.text, "heredoc", False
         if feed.decoded:
-            return None, "", True
+            # decoded data: opaque, but when the data was literal its decoding is shown too
+            return feed.content, feed.kind, True
         if feed.kind == "unknown":
             return None, "unknown", False
         if feed.content is not None:
@@ -2459,7 +2621,7 @@ class Walker:
         program, context, decoded = self._stdin_program(feed, stdin)
         if decoded:
             self.col.opaque("decode_and_run")
-            return None, ""
+            return (program, context or "shell_c") if program is not None else (None, "")
         if context == "unknown":
             self.col.opaque("shell_dynamic_body")
             return None, ""
@@ -2589,6 +2751,8 @@ class Walker:
         if body.dynamic:
             self.col.opaque("decode_and_run" if body.decoded else "shell_dynamic_body")
             return
+        if _INLINE_SOCKET.search(body.text) and _INLINE_EXEC.search(body.text):
+            self.col.opaque("inline_socket_exec")
         for m in re.finditer(
             r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*(['\"`])((?:(?!\1)[^\\]|\\.)*)\1",
             body.text,
@@ -2723,8 +2887,12 @@ class Walker:
 
     def _body_c(self, name: str, argv: list[Field], st: State) -> None:
         flag = _BODY_C[name]
+        user_at = -1
         for i, f in enumerate(argv[1:], start=1):
-            if f.text in (flag, "--command") and i + 1 < len(argv):
+            if f.text in ("-u", "--user") and name == "runuser":
+                user_at = i
+            clustered = name != "flock" and re.fullmatch(r"-[a-zA-Z]*c", f.text) is not None
+            if (f.text in (flag, "--command") or clustered) and i + 1 < len(argv):
                 body = argv[i + 1]
                 if body.dynamic:
                     self.col.opaque("decode_and_run" if body.decoded else "shell_dynamic_body")
@@ -2734,6 +2902,12 @@ class Walker:
             if f.text.startswith("--command="):
                 self._body(f.text.split("=", 1)[1], st, "shell_c")
                 return
+        if user_at > 0:
+            # runuser -u USER [--] CMD ARGS...
+            rest = argv[user_at + 2 :]
+            if rest and rest[0].text == "--":
+                rest = rest[1:]
+            self._carried_argv(rest, st, name)
 
     def _awk(self, argv: list[Field], st: State) -> None:
         for f in argv[1:]:
@@ -2963,7 +3137,17 @@ class Walker:
             self._option_bodies(name, argv, st)
         if name == "ssh" and i + 1 < n:
             # ssh HOST CMD ARGS...: the words, joined by spaces, run in the remote user's shell
-            words = argv[i + 1 :]
+            # (options may still follow the host)
+            k = i + 1
+            while k < n and argv[k].text.startswith("-") and len(argv[k].text) > 1 and not argv[k].dynamic:
+                if argv[k].text == "--":
+                    k += 1
+                    break
+                t = argv[k].text
+                k += 2 if len(t) == 2 and t[1] in _SSH_VALUE_SHORT else 1
+            words = argv[k:]
+            if not words:
+                return
             if any(f.dynamic for f in words):
                 self.col.opaque("shell_dynamic_body")
                 return
@@ -3030,6 +3214,8 @@ class Walker:
             self._less(argv, st)
         elif name in ("xterm", "gnome-terminal", "konsole"):
             self._terminal(name, argv, st)
+        elif name in ("emacs", "emacsclient"):
+            self._emacs(argv, st)
         else:
             self._env_run(name, argv, st)
 
@@ -3496,6 +3682,31 @@ class Walker:
                 m = re.match(r"\+{1,2}(?:!|\|.)\s*(.*)$", f.text, re.S)
                 if m:
                     self._body(m.group(1), st, "shell_c")
+
+    def _emacs(self, argv: list[Field], st: State) -> None:
+        """emacs --eval / -l: Lisp is opaque; shell-command and call-process literals are shown."""
+        for i in range(1, len(argv)):
+            t = argv[i].text
+            if t in ("-l", "--load", "-f", "--funcall", "--script", "-x") or t.startswith(
+                ("--load=", "--funcall=")
+            ):
+                self.col.opaque("emacs_eval")
+            for opt in ("--eval", "-eval", "--execute", "-execute"):
+                value, took = self._option_value(argv, i, opt)
+                if not took or value is None:
+                    continue
+                self.col.opaque("emacs_eval")
+                if value.dynamic:
+                    break
+                for m in _EMACS_SHELL.finditer(value.text):
+                    self._body(_unescape_literal(m.group(1)), st, "shell_c")
+                for m in _EMACS_PROCESS.finditer(value.text):
+                    words = [
+                        _unescape_literal(w.group(1))
+                        for w in re.finditer(r'"((?:\\.|[^"\\])*)"', m.group(1) or m.group(2) or "")
+                    ]
+                    self._carried_argv([Field(w) for w in words], st, "emacs")
+                break
 
     def _terminal(self, name: str, argv: list[Field], st: State) -> None:
         for i, f in enumerate(argv[1:], start=1):

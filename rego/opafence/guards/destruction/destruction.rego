@@ -110,6 +110,28 @@ soft_delete(c, i, p) if {
 } else := common.soft_path(p)
 
 # METADATA
+# title: DESTRUCTIVE_SYNC
+# description: >-
+#   `{{.command}}` would delete everything in {{.path}} that its source does not hold (a system
+#   directory, the home directory or a repository root).
+# custom:
+#   code: DESTRUCTIVE_DELETE
+#   fix: Sync into a new or build directory, without --delete, or copy only the files you need.
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "path": p}),
+	"soft": soft_delete(c, last, p),
+} if {
+	some c in common.commands
+	common.cmd_name(c) == "rsync"
+	some f in c.flags
+	startswith(f, "--delete")
+	last := count(c.operands) - 1
+	last > 0
+	some p in ({common.operand_path(c, last)} | common.shifted(c.operands[last]))
+	critical(p)
+}
+
+# METADATA
 # title: DESTRUCTIVE_DELETE_CODE
 # description: >-
 #   This call would delete {{.path}} with everything in it (a system directory, the home directory

