@@ -60,7 +60,7 @@ special_set("ip", cmd) := {act("EXECUTION", {"argv": cmd.argv, "caps": {"run_com
 
 special_set("remote", cmd) := remote_actions(cmd)
 
-special_set("git_push", cmd) := git_push_actions(cmd)
+special_set("git_push", cmd) := git_push_actions(cmd) | git_exec_actions(cmd)
 
 special_set("git_discard", cmd) := {act("DELETE", {"paths": target_paths(cmd, "operands_or_repo"), "argv": cmd.argv}) |
 	git_discards(cmd)
