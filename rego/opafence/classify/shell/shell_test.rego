@@ -314,6 +314,14 @@ cases := [
 	{"argv": ["tmux", "list-sessions"], "want": {"READ"}},
 	{"argv": ["tmux", "new", "-d"], "want": {"EXECUTION"}},
 	{"argv": ["rimraf", "dist"], "want": {"DELETE"}},
+	# --- tar: creating writes the archive; extracting writes what the archive holds ------------------
+	{"argv": ["tar", "-czf", "out.tgz", "src"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "czf", "out.tgz", "src"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "-tvf", "backup.tar"], "want": {"READ"}},
+	{"argv": ["tar", "-cf", "-", "src"], "want": {"READ"}},
+	{"argv": ["tar", "-xzf", "a.tgz"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "xzf", "a.tgz"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "--create", "--file=out.tar", "src"], "want": {"READ", "LOCAL_WRITE"}},
 ]
 
 # A bare redirection (`$(< f)`, `> f`) runs nothing: only its redirections count.
@@ -378,6 +386,10 @@ target_cases := [
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "caps", "want": ["commit"]},
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws"]},
 	{"argv": ["git", "-C", "/srv/app", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv/app"]},
+	{"argv": ["tar", "-czf", "out.tgz", "src"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws/out.tgz"]},
+	{"argv": ["tar", "czf", "/srv/b.tgz", "src"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv/b.tgz"]},
+	{"argv": ["tar", "--create", "--file=out.tar", "src"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["tar", "-xzf", "a.tgz"], "class": "LOCAL_WRITE", "field": "open", "want": true},
 	{"argv": ["git", "rm", "a.py", "b.py"], "class": "DELETE", "field": "paths", "want": ["/ws/a.py", "/ws/b.py"]},
 	{"argv": ["git", "clean", "-fd"], "class": "DELETE", "field": "paths", "want": ["/ws"]},
 	{"argv": ["rm", "-rf", "build", "dist"], "class": "DELETE", "field": "paths", "want": ["/ws/build", "/ws/dist"]},
