@@ -102,6 +102,7 @@ class Tail:
 
 Snapshot = tuple[str | None, dict[str, str | None], dict[str, list[str]]]
 _NO_ARRAYS: dict[str, list[str]] = {}  # shared by snapshots of states without arrays: never written
+_NO_PATHS: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -2027,7 +2028,7 @@ class Walker:
         if env:
             self._env_values(env, dyn_env, argv, st)
         if xopts is None:
-            return self._emit_one(argv, env, wrappers, st, feed, redirects, dynamic, stdin, cwd, ())
+            return self._emit_one(argv, env, wrappers, st, feed, redirects, dynamic, stdin, cwd, _NO_PATHS)
         out = Feed()
         for run_argv, run_dynamic, maybe in self._xargs(xopts, argv, feed, stdin, st):
             out = self._emit_one(
@@ -2077,11 +2078,13 @@ class Walker:
                 operand_fields.append(f)
         cmd_cwd = cwd if cwd is not None else st.cwd
         operand_paths = [self._operand_path(f, cmd_cwd) for f in operand_fields]
-        maybe = [m for m in maybe_in if m] if maybe_in else []
+        maybe: list[str] | None = None
+        if maybe_in:
+            maybe = [m for m in maybe_in if m]
         if dynamic:
             for f in operand_fields:
                 if f.dynamic and f.sources:
-                    maybe.extend(f.sources)
+                    maybe = [*(maybe or ()), *f.sources]
         command = {
             "name": name,
             "argv": [f.text for f in argv],
