@@ -426,6 +426,12 @@ path_recursive(p) if {
 
 path_recursive(p) if p.op == "move_from"
 
+# A directory a command is handed to write (a container's bind mount): everything below it.
+path_recursive(p) if {
+	p.via == "command"
+	p.op == "write"
+}
+
 path_kind(p) := "delete" if {
 	p.op == "delete"
 } else := "move" if {
