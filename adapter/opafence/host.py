@@ -20,18 +20,26 @@ def default_workspace(configured: list[str], cwd: str) -> list[str]:
     return [real]
 
 
+def canonical(path: str) -> str:
+    """A host path as the facts spell paths (absolute, symlinks resolved), so a protected
+    directory reached through a symlink still compares equal; "" stays ""."""
+    return os.path.realpath(os.path.expanduser(path)) if path else ""
+
+
 @dataclass(frozen=True)
 class Host:
     auto_approve: bool = True  # if the bridge cannot tell, it assumes nobody can answer
     interactive: bool = False
     platform: str = ""
-    home: str = field(default_factory=lambda: os.path.expanduser("~"))
-    hermes_home: str = field(default_factory=lambda: str(hermes_home()))
-    state_dir: str = field(default_factory=lambda: str(state_dir()))
+    home: str = field(default_factory=lambda: canonical("~"))
+    hermes_home: str = field(default_factory=lambda: canonical(str(hermes_home())))
+    state_dir: str = field(default_factory=lambda: canonical(str(state_dir())))
     workspace: tuple[str, ...] = ()
     cwd: str = field(default_factory=os.getcwd)
     opa_socket: str = ""
     package_dir: str = field(default_factory=lambda: str(Path(__file__).resolve().parent))
+    # The managed OPA's process ids (its watchdog and OPA itself); empty for a remote OPA.
+    opa_pids: tuple[int, ...] = ()
 
     def to_input(self) -> dict[str, Any]:
         return {
@@ -45,4 +53,5 @@ class Host:
             "cwd": self.cwd,
             "opa_socket": self.opa_socket,
             "package_dir": self.package_dir,
+            "opa_pids": list(self.opa_pids),
         }

@@ -514,7 +514,7 @@ copy_destinations(c) := {value_path(c, v) | some f in {"-t", "--target-directory
 shifted(raw) := {p |
 	relative(raw)
 	some d in shift_dirs
-	p := concat("/", [trim_right(d, "/"), trim_prefix(raw, "./")])
+	p := trim_suffix(concat("/", [trim_right(d, "/"), trim_prefix(raw, "./")]), "/.")
 }
 
 in_place(c) if {

