@@ -430,7 +430,7 @@ perm_cmds := {"chmod", "chown", "chgrp", "chattr", "setfacl"}
 
 # Commands that write every file they name (editors included: they save what they open).
 write_all_cmds := {
-	"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod",
+	"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod", "sponge",
 	"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "code", "subl",
 }
 
@@ -521,6 +521,18 @@ in_place(c) if {
 	cmd_name(c) in {"sed", "gsed", "perl", "ruby"}
 	some a in c.argv
 	regex.match(`^(-[a-zA-Z]*i.*|--in-place(=.*)?)$`, a)
+}
+
+# `gawk -i inplace`, `yq -i`.
+in_place(c) if {
+	cmd_name(c) in {"awk", "gawk"}
+	"inplace" in values(c, "-i")
+}
+
+in_place(c) if {
+	cmd_name(c) == "yq"
+	some f in {"-i", "--inplace"}
+	has_flag(c, f)
 }
 
 # --- what a call reads ---------------------------------------------------------------------------

