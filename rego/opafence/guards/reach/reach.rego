@@ -31,6 +31,29 @@ option_reads contains {"path": p, "how": common.cmd_name(c)} if {
 	some p in common.keyword_paths(c, k)
 }
 
+# `git -C DIR add FILE`: git's operands are relative to its -C directory.
+option_reads contains {"path": git_path(c, d, o), "how": "git"} if {
+	some c in common.commands
+	common.cmd_name(c) == "git"
+	some d in common.values(c, "-C")
+	some o in c.operands
+	o != d
+	common.relative(o)
+}
+
+git_path(c, d, o) := trim_suffix(concat("/", [trim_right(common.value_path(c, d), "/"), trim_prefix(o, "./")]), "/.")
+
+# `git add DIR` stages everything below DIR (a later push sends it).
+recursive_reads contains {"path": p, "how": "git"} if {
+	some c in common.commands
+	common.cmd_name(c) == "git"
+	common.subcommand_after(common.args(c), {"-C", "-c"}) == "add"
+	some i, o in c.operands
+	o != "add"
+	not o in common.values(c, "-C")
+	some p in (({common.operand_path(c, i)} | {git_path(c, d, o) | some d in common.values(c, "-C"); common.relative(o)}) | common.shifted(o))
+}
+
 # `curl file:///etc/shadow`, `aws ssm put-parameter --value file://~/.ssh/id_rsa` (also after `=`).
 option_reads contains {"path": common.expand(m[0][1]), "how": common.cmd_name(c)} if {
 	some c in common.commands
@@ -103,6 +126,16 @@ recursive_reader(c) if {
 recursive_reader(c) if {
 	common.cmd_name(c) == "tar"
 	tar_packs(c)
+}
+
+# `python -m zipfile -c out.zip DIR`, `python -m tarfile -c out.tar DIR`.
+recursive_reader(c) if {
+	startswith(common.cmd_name(c), "python")
+	some i, a in c.argv
+	a == "-m"
+	lower(c.argv[i + 1]) in {"zipfile", "tarfile"}
+	some f in {"-c", "--create"}
+	common.has_flag(c, f)
 }
 
 recursive_reader(c) if {
@@ -331,6 +364,41 @@ reaches(p, root, recursive) if {
 # title: globby
 # description: True when a path holds shell glob characters (the facts keep a glob as written).
 globby(p) if regex.match(`[*?\[]`, p)
+
+# METADATA
+# title: glob_hits
+# description: >-
+#   True when glob np (normalized) could reach one of roots; only roots related to the glob's
+#   literal directory are matched component by component.
+glob_hits(np, roots, recursive) if {
+	parts := split(np, "/")
+	first := min([i | some i, x in parts; globby(x)])
+	lp := literal_prefix(np)
+	re := glob_regex(parts[first])
+	some root in roots
+	related(lp, root)
+	component_at(re, split(root, "/"), first)
+	glob_reaches(np, root, recursive)
+}
+
+# The root's component where the glob's first wildcard is matches it (a shallower root: yes).
+component_at(_, rparts, i) if count(rparts) <= i
+
+component_at(re, rparts, i) if regex.match(re, rparts[i])
+
+# METADATA
+# title: literal_prefix
+# description: The directory a glob names before its first wildcard component ("/home/u/.ss?/id_*" -> "/home/u").
+literal_prefix(np) := lp if {
+	parts := split(np, "/")
+	first := min([i | some i, x in parts; globby(x)])
+	lp := concat("/", array.slice(parts, 0, first))
+	lp != ""
+} else := "/"
+
+related(lp, root) if common.within(root, lp)
+
+related(lp, root) if common.within(lp, root)
 
 glob_reaches(np, root, recursive) if {
 	ps := split(trim_prefix(np, "/"), "/")

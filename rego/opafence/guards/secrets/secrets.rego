@@ -22,9 +22,12 @@ import data.opafence.guards.secrets.hermes_secret_files
 import data.opafence.guards.secrets.hermes_secret_parents
 import data.opafence.guards.secrets.home_secret_dirs
 import data.opafence.guards.secrets.home_secret_parents
+import data.opafence.guards.secrets.home_secret_tops
 import data.opafence.guards.secrets.metadata_hosts
+import data.opafence.guards.secrets.ordinary_name_samples
 import data.opafence.guards.secrets.secret_commands
 import data.opafence.guards.secrets.secret_flags
+import data.opafence.guards.secrets.secret_name_samples
 import data.opafence.guards.secrets.secret_names
 import data.opafence.guards.secrets.secret_suffixes
 import data.opafence.guards.secrets.ssh_public_names
@@ -122,30 +125,40 @@ secret_roots := ({concat("/", [common.home, d]) | common.home != ""; some d in h
 
 # A glob whose last component could name a secret file (`id_*`, `*.pem`, `.env*`, `.n?trc`),
 # unless it matches any ordinary name as well (`*`, `*.json`, `.*`): then the directory decides.
+# Only a glob whose literal directory lies above a secret place is matched against them.
 secret_glob(np) if {
 	not ssh_public(np)
-	some root in secret_roots
-	reach.glob_reaches(np, root, false)
+	lp := reach.literal_prefix(np)
+	above_secrets(lp)
+	reach.glob_hits(np, glob_candidates(np, lp), false)
 }
+
+# The secret places a glob could reach. Right below home (the usual case, and every glob-like
+# word when the shell runs in home) only the home's secret directories whose first component the
+# glob's next component matches; deeper or elsewhere, all of them.
+glob_candidates(np, lp) := {concat("/", [common.home, d]) |
+	re := reach.glob_regex(split(np, "/")[count(split(common.home, "/"))])
+	some top in home_secret_tops
+	regex.match(re, top)
+	some d in home_secret_dirs
+	startswith(concat("", [d, "/"]), concat("", [top, "/"]))
+} if {
+	lp == common.home
+} else := secret_roots
 
 secret_glob(np) if {
 	last := regex.replace(np, `^.*/`, "")
 	reach.globby(last)
-	some sample in secret_samples
-	reach.component_matches(last, sample)
-	not general_glob(last)
+	re := reach.glob_regex(last)
+	some sample in secret_name_samples
+	regex.match(re, sample)
+	not general_glob(re)
 }
 
-secret_samples := ({n | some n in secret_names} | {concat("", ["x", s]) | some s in secret_suffixes}) | {
-	".env", ".env.local", ".env.production", "prod.env",
+general_glob(re) if {
+	some n in ordinary_name_samples
+	regex.match(re, n)
 }
-
-general_glob(g) if {
-	some n in ordinary_samples
-	reach.component_matches(g, n)
-}
-
-ordinary_samples := {"zq", "zq.zq", ".zq", ".zq.zq", "zq.json", "zq.yaml", "zq.yml", "zq.db", "zq.sqlite", "zq.txt"}
 
 # `.env`, `.env.local`, `.env.production`, `prod.env`; not `.env.example`, `.env.sample`, `.env.template`.
 env_file(b) if b == ".env"
@@ -207,8 +220,9 @@ above_secrets(np) if hermes_relative(np) in hermes_secret_parents
 recursive_secret(p) if {
 	reach.globby(p)
 	np := common.norm(p)
-	some root in secret_roots
-	reach.glob_reaches(np, root, true)
+	lp := reach.literal_prefix(np)
+	above_secrets(lp)
+	reach.glob_hits(np, glob_candidates(np, lp), true)
 }
 
 identity_cmds := {"ssh", "scp", "sftp", "ssh-add", "ssh-keygen", "ssh-copy-id"}
@@ -281,6 +295,20 @@ ask contains reason.render(rego.metadata.rule(), {"host": h}) if {
 
 metadata_addresses := {h | some h in metadata_hosts; regex.match(`^[0-9a-f.:]+$`, h); contains(h, ".")}
 
+# METADATA
+# title: SECRET_METADATA_CODE
+# description: >-
+#   This code or command connects to {{.host}}, a cloud instance-metadata address that hands out
+#   the machine's credentials; the user is asked first.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the instance's metadata or credentials.
+ask contains reason.render(rego.metadata.rule(), {"host": h}) if {
+	input.facts.code.network == true
+	some h in metadata_addresses
+	contains(common.text, h)
+}
+
 # DNS names that embed the metadata address (`169.254.169.254.nip.io`, `169-254-169-254.sslip.io`, hex).
 metadata_host(h) if regex.match(`(^|[.-])(169[.-]254[.-]169[.-]254|a9fea9fe)([.-]|$)`, h)
 
@@ -337,6 +365,13 @@ secret_command(c) if {
 	not startswith(c.argv[i - 1], "-")
 }
 
+# awk's whole environment (`for (k in ENVIRON)`); one variable (`ENVIRON["HOME"]`) is not a dump.
+secret_command(c) if {
+	common.cmd_name(c) in {"awk", "gawk", "mawk", "nawk"}
+	some a in common.args(c)
+	regex.match(`\bin\s+ENVIRON\b`, a)
+}
+
 # `gpg -a --export-secret-keys`, `kubectl config view --minify --raw`: a command whose words
 # and options print secret material, in any order.
 secret_command(c) if {
@@ -375,7 +410,8 @@ network_cmds := {
 	"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet",
 	"http", "https", "xh", "httpie", "gh", "aws", "gcloud", "gsutil", "az", "s3cmd", "rclone",
 	"mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "whois", "websocat", "wscat",
-	"grpcurl", "lftp", "tftp", "smbclient", "ping", "ping6", "traceroute", "tracepath", "mtr",
+	"grpcurl", "lftp", "tftp", "smbclient", "ping", "ping6", "traceroute", "tracepath", "mtr", "croc",
+	"wormhole",
 }
 
 git_network := {"push", "clone", "fetch", "pull", "ls-remote", "submodule", "send-email", "request-pull"}
@@ -477,6 +513,23 @@ deny contains reason.render(rego.metadata.rule(), {"path": r.path}) if {
 }
 
 # METADATA
+# title: SECRET_EXFIL_COMMAND
+# description: >-
+#   `{{.command}}` prints secret material (the environment, a token or a password store) and
+#   this call sends data off the machine in the same step, to a destination the user did not name.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Never send secret output anywhere; if the user really wants this, they name the destination or the exact command.
+deny contains reason.render(rego.metadata.rule(), {"command": common.shown(c)}) if {
+	some c in common.commands
+	secret_command(c)
+	outbound
+	carries_data
+	not exact_command_granted
+	not named_destination
+}
+
+# METADATA
 # title: SECRET_SERVE
 # description: >-
 #   This serves {{.path}} over the network, and secret material lies in it or below it;
@@ -508,7 +561,7 @@ data_flags := {
 
 stream_cmds := {
 	"nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "ftp", "mail", "mailx",
-	"sendmail", "mutt",
+	"sendmail", "mutt", "croc", "wormhole",
 }
 
 # METADATA

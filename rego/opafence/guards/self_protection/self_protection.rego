@@ -25,6 +25,7 @@ always(r) := object.union(r, {"always": true})
 hermes_files := {
 	"config.yaml", ".env", "plugins", "auth.json", "auth", ".anthropic_oauth.json", "google_token.json",
 	"google_oauth_pending.json", "webhook_subscriptions.json", "mcp-tokens", "credentials", "slack_tokens.json",
+	"hooks",
 }
 
 # METADATA
@@ -87,9 +88,7 @@ protected(p) if regex.match(installed_code, common.norm(p))
 # A glob that could name a protected path (`rm ~/.hermes/*.yaml`, `> ~/.her*/config.yaml`).
 protected(p) if {
 	reach.globby(p)
-	np := common.norm(p)
-	some r in protected_roots
-	reach.glob_reaches(np, r, false)
+	reach.glob_hits(common.norm(p), protected_roots, false)
 }
 
 # A recursive delete, move or permission change of a directory above a protected path
@@ -102,9 +101,7 @@ reaches_protected(p) if {
 
 reaches_protected(p) if {
 	reach.globby(p)
-	np := common.norm(p)
-	some r in protected_roots
-	reach.glob_reaches(np, r, true)
+	reach.glob_hits(common.norm(p), protected_roots, true)
 }
 
 socket_dir := common.dirname(input.host.opa_socket)
@@ -203,6 +200,28 @@ extract_dirs(c) := ds if {
 	}
 	count(ds) > 0
 } else := reach.here
+
+# METADATA
+# title: SELF_PROTECT_GIT
+# description: >-
+#   `{{.command}}` runs git inside {{.path}} (opafence's or Hermes' own directory), where it
+#   would create or change files.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Leave opafence's and Hermes' own directories alone; use git in the workspace.
+deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": d})) if {
+	some c in common.commands
+	common.cmd_name(c) == "git"
+	not common.subcommand_after(common.args(c), {"-C", "-c"}) in git_reads
+	some d in git_dirs(c)
+	protected(d)
+}
+
+git_reads := {"status", "log", "diff", "show", "ls-files", "grep", "blame", "rev-parse", "describe", "help", "version"}
+
+git_dirs(c) := {common.value_path(c, v) | some v in common.values(c, "-C")} if {
+	common.has_flag(c, "-C")
+} else := common.shift_dirs
 
 verb := {"write": "write", "delete": "delete", "move": "move", "perm": "change the permissions of", "none": "use"}
 

@@ -233,7 +233,12 @@ cases := [
 	{"name": "hermes profile use", "input": f.terminal([f.sh(["hermes", "profile", "use", "scratch"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
 	{"name": "hermes tools disable", "input": f.terminal([f.sh(["hermes", "tools", "disable", "terminal"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
 	{"name": "hermes mcp add", "input": f.terminal([f.sh(["hermes", "mcp", "add", "evil", "--command", "/tmp/e"])]), "want": {"deny": ["SELF_PROTECT_HERMES_CONFIG"]}},
+	{"name": "write a gateway hook", "input": f.write_file("~/.hermes/hooks/boot/handler.py"), "want": self_protect},
+	{"name": "git init in the state dir", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/opafence", "init"])]), "want": self_protect},
+	{"name": "cd then git add in the state dir", "input": f.terminal([f.sh(["cd", "~/.hermes/opafence"]), f.sh(["git", "add", "."])]), "want": {"deny": ["SELF_PROTECT_PATH", "SELF_PROTECT_CREDENTIAL"]}},
 	# --- opafence's own credentials ----------------------------------------------------------------
+	{"name": "python -m zipfile of hermes home", "input": f.terminal([f.sh(["python3", "-m", "zipfile", "-c", "/tmp/k.zip", "~/.hermes"])]), "want": credential},
+	{"name": "git -C add of the keys", "input": f.terminal([f.sh(["git", "-C", "/tmp/repo", "add", "/home/u/.hermes/opafence/keys"])]), "want": credential},
 	{"name": "curl file:// of a key", "input": f.terminal([f.sh(["curl", "file:///home/u/.hermes/opafence/keys/audit-hmac.key"])]), "want": credential},
 	{"name": "rg over home", "input": f.terminal([f.sh(["rg", "BEGIN", "~"])]), "want": credential},
 	{"name": "cat audit key", "input": f.terminal([f.sh(["cat", "~/.hermes/opafence/keys/audit-hmac.key"])]), "want": credential},
@@ -277,6 +282,9 @@ cases := [
 	{"name": "pkill -f watchdog.py", "input": f.terminal([f.sh(["pkill", "-f", "watchdog.py"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
 	{"name": "grant does not lift the pid", "input": with_pids(f.terminal([f.sh(["kill", "-9", "4243"])])), "task": f.task([{"id": "g1", "class": "EXECUTION", "capability": "run_command", "evidence": "x", "commands": ["kill -9 4243"]}]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
 	# --- ordinary work is untouched -----------------------------------------------------------
+	{"name": "git status in the state dir", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/opafence", "status"])]), "want": {}},
+	{"name": "git add in the workspace", "input": f.terminal([f.sh(["git", "add", "."])]), "want": {}},
+	{"name": "python -m zipfile of the workspace", "input": f.terminal([f.sh(["python3", "-m", "zipfile", "-c", "/tmp/a.zip", "src"])]), "want": {}},
 	{"name": "read the audit public key", "input": f.read_file("~/.hermes/opafence/keys/audit-ed25519.pub.pem"), "want": {}},
 	{"name": "rg --files over home lists names", "input": f.terminal([f.sh(["rg", "--files", "~"])]), "want": {}},
 	{"name": "rm a workspace glob", "input": f.terminal([f.sh(["rm", "-rf", "build/*"])]), "want": {}},
