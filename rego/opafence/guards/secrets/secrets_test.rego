@@ -506,3 +506,11 @@ test_name_samples_cover_the_tables if {
 		data.opafence.guards.secrets.secret_path(concat("/", ["/home/u/src/app", x])) with input as f.read_file("x")
 	}
 }
+
+test_command_words_index_the_commands if {
+	index := {concat(" ", array.concat([n], rest)) | some n, xs in data.opafence.guards.secrets.secret_command_words; some rest in xs}
+	index == {c | some c in data.opafence.guards.secrets.secret_commands}
+	every x in data.opafence.guards.secrets.secret_suffixes {
+		regex.match(`^\.[^./]+$`, x)
+	}
+}

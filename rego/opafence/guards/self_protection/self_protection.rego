@@ -49,11 +49,6 @@ host_protected contains common.dirname(input.host.opa_socket) if {
 	common.dirname(input.host.opa_socket) != "/"
 }
 
-host_protected contains concat("/", [trim_right(input.host.hermes_home, "/"), f]) if {
-	input.host.hermes_home != ""
-	some f in hermes_files
-}
-
 host_protected contains p if {
 	some p in data.config.protected_paths
 }
@@ -85,10 +80,23 @@ protected(p) if {
 
 protected(p) if regex.match(installed_code, common.norm(p))
 
+# Hermes' own files: a lookup of the first component below hermes_home, not a scan.
+protected(p) if split(hermes_relative(common.norm(p)), "/")[0] in hermes_files
+
+hermes_home := common.norm(input.host.hermes_home)
+
+hermes_relative(np) := substring(np, count(hermes_home) + 1, -1) if {
+	hermes_home != ""
+	startswith(np, concat("", [hermes_home, "/"]))
+}
+
+# Hermes' files as paths, for globs only.
+hermes_roots := {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_files}
+
 # A glob that could name a protected path (`rm ~/.hermes/*.yaml`, `> ~/.her*/config.yaml`).
 protected(p) if {
 	reach.globby(p)
-	reach.glob_hits(common.norm(p), protected_roots, false)
+	reach.glob_hits(common.norm(p), protected_roots | hermes_roots, false)
 }
 
 # A recursive delete, move or permission change of a directory above a protected path
@@ -99,14 +107,23 @@ reaches_protected(p) if {
 	common.within(r, np)
 }
 
+# Hermes' home or a directory above it holds config.yaml, .env and plugins.
+reaches_protected(p) if common.within(hermes_home, common.norm(p))
+
 reaches_protected(p) if {
 	reach.globby(p)
-	reach.glob_hits(common.norm(p), protected_roots, true)
+	reach.glob_hits(common.norm(p), protected_roots | hermes_roots, true)
 }
 
 socket_dir := common.dirname(input.host.opa_socket)
 
 # --- changes to protected files ------------------------------------------------------------
+
+# Rules about shell commands only (shell_deny), evaluated when the call runs any.
+deny contains r if {
+	count(common.commands) > 0
+	some r in shell_deny
+}
 
 # METADATA
 # title: SELF_PROTECT_PATH
@@ -147,25 +164,24 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 # custom:
 #   code: SELF_PROTECT_PATH
 #   fix: Copy or unpack into a directory of the workspace instead.
-deny contains always(reason.render(rego.metadata.rule(), {"path": d})) if {
+shell_deny contains always(reason.render(rego.metadata.rule(), {"path": d})) if {
 	some d in into_dirs
-	np := common.norm(d)
-	common.within(np, common.norm(input.host.hermes_home))
-	some r in protected_roots
-	common.within(r, np)
+	common.within(common.norm(d), hermes_home)
+	reaches_protected(d)
 }
 
 # Directories a command fills with files it does not name one by one: a recursive copy's
 # destination, an archive's extraction directory.
 into_dirs contains d if {
-	some c in common.commands
-	common.cmd_name(c) in {"cp", "rsync", "scp"}
+	some [n, c] in reach.named
+	n in {"cp", "rsync", "scp"}
 	reach.recursive_reader(c)
 	some d in common.copy_destinations(c)
 }
 
 into_dirs contains d if {
-	some c in common.commands
+	some [n, c] in reach.named
+	n in {"tar", "unzip", "bsdtar", "cpio", "7z", "7za", "7zz"}
 	extracts(c)
 	some d in extract_dirs(c)
 }
@@ -209,12 +225,12 @@ extract_dirs(c) := ds if {
 # custom:
 #   code: SELF_PROTECT_PATH
 #   fix: Leave opafence's and Hermes' own directories alone; use git in the workspace.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": d})) if {
-	some c in common.commands
-	common.cmd_name(c) == "git"
-	not common.subcommand_after(common.args(c), {"-C", "-c"}) in git_reads
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": d})) if {
+	some [n, c] in reach.named
+	n == "git"
 	some d in git_dirs(c)
 	protected(d)
+	not common.subcommand_after(common.args(c), {"-C", "-c"}) in git_reads
 }
 
 git_reads := {"status", "log", "diff", "show", "ls-files", "grep", "blame", "rev-parse", "describe", "help", "version"}
@@ -226,13 +242,18 @@ git_dirs(c) := {common.value_path(c, v) | some v in common.values(c, "-C")} if {
 verb := {"write": "write", "delete": "delete", "move": "move", "perm": "change the permissions of", "none": "use"}
 
 # What the call changes: common.changes, plus what only self-protection needs to see.
-changes := (((common.changes | find_changes) | perm_changes) | rsync_changes) | (mount_changes | link_changes)
+changes := common.changes | shell_changes
+
+shell_changes := x if {
+	count(common.commands) > 0
+	x := (((find_changes | perm_changes) | rsync_changes) | mount_changes) | link_changes
+} else := set()
 
 # `find DIR -delete`, `find DIR -exec rm|chmod|mv|truncate … {} +`, `find DIR | xargs rm`:
 # everything below DIR.
 find_changes contains {"path": p, "kind": kind, "recursive": true} if {
-	some c in common.commands
-	common.cmd_name(c) == "find"
+	some [n, c] in reach.named
+	n == "find"
 	some kind in find_kinds(c)
 	some p in reach.find_roots(c)
 }
@@ -261,22 +282,22 @@ change_kind(name) := "perm" if {
 # chmod/chown/chattr/setfacl: every operand (`chattr -i F`, `setfacl -b F` and
 # `chmod --reference=R F` have no mode operand in front).
 perm_changes contains {"path": p, "kind": "perm", "recursive": common.is_recursive(c)} if {
-	some c in common.commands
-	common.cmd_name(c) in common.perm_cmds
+	some [n, c] in reach.named
+	n in common.perm_cmds
 	some p in common.operand_paths(c)
 }
 
 # `rsync --delete SRC DST` deletes below DST; `--remove-source-files` moves the sources.
 rsync_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "kind": "delete", "recursive": true} if {
-	some c in common.commands
-	common.cmd_name(c) == "rsync"
+	some [n, c] in reach.named
+	n == "rsync"
 	some f in c.flags
 	startswith(f, "--delete")
 }
 
 rsync_changes contains {"path": p, "kind": "move", "recursive": true} if {
-	some c in common.commands
-	common.cmd_name(c) == "rsync"
+	some [n, c] in reach.named
+	n == "rsync"
 	common.has_flag(c, "--remove-source-files")
 	some i, _ in c.operands
 	i < count(c.operands) - 1
@@ -285,8 +306,8 @@ rsync_changes contains {"path": p, "kind": "move", "recursive": true} if {
 
 # `mount --bind /tmp/x ~/.hermes` replaces what is below its target.
 mount_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "kind": "move", "recursive": true} if {
-	some c in common.commands
-	common.cmd_name(c) == "mount"
+	some [n, c] in reach.named
+	n == "mount"
 	count(c.operands) > 0
 }
 
@@ -302,8 +323,8 @@ link_changes contains {"path": concat("", [target, substring(np, count(link), -1
 }
 
 links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), common.norm(common.operand_path(c, 0))] if {
-	some c in common.commands
-	common.cmd_name(c) == "ln"
+	some [n, c] in reach.named
+	n == "ln"
 	some f in {"-s", "--symbolic"}
 	common.has_flag(c, f)
 	count(c.operands) > 1
@@ -325,10 +346,13 @@ redirect_changes(c) := {{"path": r.path, "kind": "write", "recursive": false} |
 #   fix: Leave opafence's and Hermes' own files alone.
 deny contains always(reason.render(rego.metadata.rule(), {"path": d})) if {
 	some d in common.shift_dirs
-	some r in protected_roots
-	common.under(r, d)
+	shifts_into_protected(d)
 	changes_relative
 }
+
+shifts_into_protected(d) if protected(d)
+
+shifts_into_protected(d) if reaches_protected(d)
 
 changes_relative if {
 	some c in common.commands
@@ -373,9 +397,9 @@ credential_roots contains common.norm(p) if {
 #     the agent.
 deny contains always(reason.render(rego.metadata.rule(), {"path": r.path})) if {
 	some r in reach.reads
-	not public_half(r.path)
 	some root in credential_roots
 	reach.reaches(r.path, root, false)
+	not public_half(r.path)
 }
 
 # The audit trail's public key (audit_keys.PUBLIC_KEY) is meant to be read.
@@ -403,9 +427,9 @@ deny contains always(reason.render(rego.metadata.rule(), {"path": r.path, "how":
 # custom:
 #   code: SELF_PROTECT_CREDENTIAL
 #   fix: Leave opafence's keys and token files alone.
-deny contains always(reason.render(rego.metadata.rule(), {"path": p})) if {
-	some c in common.commands
-	common.cmd_name(c) in {"ln", "link"}
+shell_deny contains always(reason.render(rego.metadata.rule(), {"path": p})) if {
+	some [n, c] in reach.named
+	n in {"ln", "link"}
 	some i, _ in c.operands
 	i < count(c.operands) - 1
 	p := common.operand_path(c, i)
@@ -479,7 +503,7 @@ hermes_list_only := {"tools", "mcp", "hooks", "fallback", "moa"}
 # custom:
 #   code: SELF_PROTECT_HERMES_CONFIG
 #   fix: A person runs it in their own terminal.
-deny contains always(reason.render(rego.metadata.rule(), {"action": action})) if {
+shell_deny contains always(reason.render(rego.metadata.rule(), {"action": action})) if {
 	some xs in hermes_invocations
 	action := common.subcommand(xs)
 	action in hermes_rewrites
@@ -493,7 +517,7 @@ deny contains always(reason.render(rego.metadata.rule(), {"action": action})) if
 # custom:
 #   code: SELF_PROTECT_HERMES_CONFIG
 #   fix: A person runs it in their own terminal.
-deny contains always(reason.render(rego.metadata.rule(), {"action": concat(" ", [sub, action])})) if {
+shell_deny contains always(reason.render(rego.metadata.rule(), {"action": concat(" ", [sub, action])})) if {
 	some xs in hermes_invocations
 	sub := common.subcommand(xs)
 	sub in hermes_list_only
@@ -618,14 +642,17 @@ deny contains always(reason.render(rego.metadata.rule(), {"command": common.show
 # custom:
 #   code: SELF_PROTECT_UNINSTALL
 #   fix: A person installs or upgrades opafence themselves.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
-	some c in common.commands
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
+	some [n, c] in reach.named
+	n in installers
 	xs := common.pip_args(c)
 	common.subcommand(xs) in {"install", "add", "reinstall", "upgrade"}
 	some x in xs
 	artifact(x)
 	contains(lower(regex.replace(trim_right(x, "/"), `^.*/`, "")), "opafence")
 }
+
+installers := {"pip", "pip3", "python", "python3", "python2", "uv", "pipx", "poetry", "pdm"}
 
 # A wheel, an archive, a directory or a URL (not a package name from the index).
 artifact(x) if contains(x, "/")
@@ -687,10 +714,9 @@ pid_cmds := kill_cmds | {"gdb", "strace", "ltrace", "gcore", "renice", "prlimit"
 # custom:
 #   code: SELF_PROTECT_SIGNAL
 #   fix: Leave the OPA process alone; stop only processes this task started, by their own id.
-deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
-	count(opa_pids) > 0
-	some c in common.commands
-	common.cmd_name(c) in pid_cmds
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
+	some [n, c] in reach.named
+	n in pid_cmds
 	some a in common.args(c)
 	pid_token(a) in opa_pids
 }
@@ -708,7 +734,6 @@ pid_token(a) := m[0][1] if {
 #   code: SELF_PROTECT_SIGNAL
 #   fix: Leave the OPA process alone.
 deny contains always(reason.render(rego.metadata.rule(), {"path": t.path})) if {
-	count(opa_pids) > 0
 	some t in changes
 	some pid in opa_pids
 	common.under(t.path, concat("/", ["/proc", pid]))
@@ -721,7 +746,6 @@ deny contains always(reason.render(rego.metadata.rule(), {"path": t.path})) if {
 #   code: SELF_PROTECT_SIGNAL
 #   fix: Leave the OPA process alone; stop only processes this task started, by their own id.
 deny contains always(reason.render(rego.metadata.rule(), {"pid": pid})) if {
-	count(opa_pids) > 0
 	some f in input.facts.code.calls
 	f in signal_calls
 	some pid in opa_pids
