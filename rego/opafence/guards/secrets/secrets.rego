@@ -383,6 +383,17 @@ secret_named(c, n) if {
 	common.has_flag(c, f)
 }
 
+# `pass NAME` shows the password as `pass show NAME` does; its other subcommands do not (grep shows matches).
+secret_named(c, "pass") if {
+	count(c.operands) > 0
+	not lower(c.operands[0]) in pass_subcommands
+}
+
+pass_subcommands := {
+	"init", "ls", "list", "find", "search", "insert", "add", "edit", "generate", "rm", "remove", "delete",
+	"mv", "rename", "cp", "copy", "git", "help", "version", "otp",
+}
+
 # `printenv GITHUB_TOKEN`, `echo $OPENAI_API_KEY`.
 secret_named(c, n) if {
 	n in {"printenv", "echo", "printf"}

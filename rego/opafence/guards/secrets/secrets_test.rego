@@ -130,6 +130,10 @@ cases := [
 		"want": read_ask,
 	},
 	{"name": "metadata as a proxy", "input": f.terminal([f.sh(["curl", "-x", "169.254.169.254:80", "http://x/"])]), "want": read_ask},
+	{"name": "pass NAME", "input": f.terminal([f.sh(["pass", "email/gmail"])]), "want": read_ask},
+	{"name": "pass grep", "input": f.terminal([f.sh(["pass", "grep", "password"])]), "want": read_ask},
+	{"name": "kubectl create token", "input": f.terminal([f.sh(["kubectl", "create", "token", "default"])]), "want": read_ask},
+	{"name": "gcloud config-helper", "input": f.terminal([f.sh(["gcloud", "config", "config-helper", "--format=json"])]), "want": read_ask},
 	{"name": "awk dumps ENVIRON", "input": f.terminal([f.sh(["awk", "BEGIN{for(k in ENVIRON) print k, ENVIRON[k]}"])]), "want": read_ask},
 	{"name": "azure wireserver", "input": metadata_fetch("168.63.129.16", "/machine?comp=goalstate"), "want": read_ask},
 	{
@@ -138,6 +142,8 @@ cases := [
 		"want": read_ask,
 	},
 	# --- not secrets --------------------------------------------------------------------------
+	{"name": "pass ls", "input": f.terminal([f.sh(["pass", "ls"])]), "want": {}},
+	{"name": "pass with no name lists", "input": f.terminal([f.sh(["pass"])]), "want": {}},
 	{"name": "awk reads one variable", "input": f.terminal([f.sh(["awk", "BEGIN{print ENVIRON[\"HOME\"]}"])]), "want": {}},
 	{"name": "metadata address in a local note", "input": f.call("execute_code", {"code": "print('169.254.169.254')"}, {"code": {"language": "python", "opaque": false, "opaque_reasons": [], "imports": [], "calls": ["print"], "tool_calls": [], "network": false}}), "want": {}},
 	{"name": "ps -u steve", "input": f.terminal([f.sh(["ps", "-u", "steve"])]), "want": {}},

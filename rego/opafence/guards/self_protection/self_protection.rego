@@ -684,6 +684,39 @@ deny contains always(reason.render(rego.metadata.rule(), {"command": common.show
 	names_opa(a)
 }
 
+# METADATA
+# title: SELF_PROTECT_TRACE
+# description: "`{{.command}}` would attach to the OPA process that decides what the agent may do."
+# custom:
+#   code: SELF_PROTECT_SIGNAL
+#   fix: Leave the OPA process alone.
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c)})) if {
+	some [n, c] in reach.named
+	n in pid_cmds
+	not n in kill_cmds
+	some f in {"-p", "--pid"}
+	common.has_flag(c, f)
+	some other in common.commands
+	other.context in {"command_substitution", "process_substitution"}
+	some a in common.args(other)
+	names_opa(a)
+}
+
+# METADATA
+# title: SELF_PROTECT_SIGNAL_CGROUP
+# description: "`{{.command}}` would move, freeze or limit the OPA process through {{.path}}."
+# custom:
+#   code: SELF_PROTECT_SIGNAL
+#   fix: Leave the OPA process alone.
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": r.path})) if {
+	some c in common.commands
+	some r in c.redirects
+	r.mode in {"write", "append"}
+	regex.match(`^/(sys/fs/cgroup|proc)/`, r.path)
+	some a in common.args(c)
+	pid_token(a) in opa_pids
+}
+
 # `kill -9 -1`, `kill -- -1`, `killall5`, `pkill -u me`: every process of the user, OPA included.
 
 # METADATA

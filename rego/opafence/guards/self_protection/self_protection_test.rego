@@ -279,6 +279,13 @@ cases := [
 		"input": with_pids(f.call("execute_code", {"code": "import os\nos.kill(4243, 9)\n"}, {"code": {"language": "python", "opaque": false, "opaque_reasons": [], "imports": ["os"], "calls": ["os.kill"], "tool_calls": [], "network": false}})),
 		"want": {"deny": ["SELF_PROTECT_SIGNAL"]},
 	},
+	{
+		"name": "gdb -p $(pgrep opa)",
+		"input": f.terminal([f.shx(["pgrep", "opa"], {"context": "command_substitution", "depth": 1}), f.shx(["gdb", "-p", "$(pgrep opa)", "-batch"], {"dynamic": true})]),
+		"want": {"deny": ["SELF_PROTECT_SIGNAL"]},
+	},
+	{"name": "freeze opa through a cgroup", "input": with_pids(f.terminal([f.shx(["echo", "4243"], {"redirects": [f.redirect(">", "/sys/fs/cgroup/freezer/x/cgroup.procs")]})])), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
+	{"name": "strace a new opa is not attaching", "input": f.terminal([f.sh(["strace", "-f", "opa", "version"])]), "want": {}},
 	{"name": "pkill -f watchdog.py", "input": f.terminal([f.sh(["pkill", "-f", "watchdog.py"])]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
 	{"name": "grant does not lift the pid", "input": with_pids(f.terminal([f.sh(["kill", "-9", "4243"])])), "task": f.task([{"id": "g1", "class": "EXECUTION", "capability": "run_command", "evidence": "x", "commands": ["kill -9 4243"]}]), "want": {"deny": ["SELF_PROTECT_SIGNAL"]}},
 	# --- ordinary work is untouched -----------------------------------------------------------
