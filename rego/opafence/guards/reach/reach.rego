@@ -66,6 +66,15 @@ recursive_reads contains {"path": p, "how": "git"} if {
 	some p in (({common.operand_path(c, i)} | {git_path(c, d, o) | some d in common.values(c, "-C"); common.relative(o)}) | common.shifted(o))
 }
 
+# `cat $(ls ~/.ssh/id_*)`, `for k in ~/.ssh/*; do cat $k; done`: the paths the facts say a
+# dynamic operand may stand for (Command.maybe_paths), for a command that reads its operands.
+option_reads contains {"path": p, "how": n} if {
+	some [n, c] in named
+	not n in common.non_reading_cmds
+	some p in object.get(c, "maybe_paths", [])
+	p != ""
+}
+
 # `curl file:///etc/shadow`, `aws ssm put-parameter --value file://~/.ssh/id_rsa` (also after `=`).
 option_reads contains {"path": common.expand(m[0][1]), "how": common.cmd_name(c)} if {
 	some c in common.commands

@@ -134,6 +134,16 @@ cases := [
 	{"name": "pass grep", "input": f.terminal([f.sh(["pass", "grep", "password"])]), "want": read_ask},
 	{"name": "kubectl create token", "input": f.terminal([f.sh(["kubectl", "create", "token", "default"])]), "want": read_ask},
 	{"name": "gcloud config-helper", "input": f.terminal([f.sh(["gcloud", "config", "config-helper", "--format=json"])]), "want": read_ask},
+	{
+		"name": "cat of what ls lists in ssh",
+		"input": f.terminal([f.shx(["ls", "~/.ssh/id_*"], {"context": "command_substitution", "depth": 1}), f.shx(["cat", "$(ls ~/.ssh/id_*)"], {"dynamic": true, "operand_paths": [""], "maybe_paths": ["/home/u/.ssh/id_*"]})]),
+		"want": read_ask,
+	},
+	{
+		"name": "xargs -a reads a key",
+		"input": f.call("terminal", {"command": "xargs -a ~/.ssh/id_rsa echo"}, {"paths": [f.pf("/home/u/.ssh/id_rsa", "command", "command", "read")], "shell": {"opaque": false, "opaque_reasons": [], "commands": [f.shx(["echo"], {"wrappers": ["xargs"], "dynamic": true})]}}),
+		"want": read_ask,
+	},
 	{"name": "awk dumps ENVIRON", "input": f.terminal([f.sh(["awk", "BEGIN{for(k in ENVIRON) print k, ENVIRON[k]}"])]), "want": read_ask},
 	{"name": "azure wireserver", "input": metadata_fetch("168.63.129.16", "/machine?comp=goalstate"), "want": read_ask},
 	{

@@ -3,9 +3,11 @@
 # description: |
 #   The agent must not be able to change, stop or escape opafence. Blocks, in every mode
 #   (reasons carry "always": true) and whatever the task grants: changing opafence's state
-#   directory, socket, bundle or installed package, or Hermes' config.yaml, .env and plugins;
-#   `hermes plugins …` and `hermes config` writes; uninstalling opafence; signals to OPA;
-#   requests to the OPA API; and starting a Hermes or an opafence that would run weaker.
+#   directory, socket, bundle, trust files or installed package, or Hermes' config.yaml, .env,
+#   plugins, hooks and credential stores; reading opafence's own credentials (audit keys, token
+#   files); `hermes plugins …`, `hermes config` and other configuration rewrites; uninstalling
+#   or replacing opafence; signals to OPA (by name or by pid); requests to the OPA API; and
+#   starting a Hermes or an opafence that would run weaker.
 # schemas:
 #   - input: schema.input
 #   - data.tasks: schema.tasks
@@ -246,7 +248,7 @@ changes := common.changes | shell_changes
 
 shell_changes := x if {
 	count(common.commands) > 0
-	x := (((find_changes | perm_changes) | rsync_changes) | mount_changes) | link_changes
+	x := ((((find_changes | perm_changes) | rsync_changes) | mount_changes) | link_changes) | maybe_changes
 } else := set()
 
 # `find DIR -delete`, `find DIR -exec rm|chmod|mv|truncate … {} +`, `find DIR | xargs rm`:
@@ -285,6 +287,14 @@ perm_changes contains {"path": p, "kind": "perm", "recursive": common.is_recursi
 	some [n, c] in reach.named
 	n in common.perm_cmds
 	some p in common.operand_paths(c)
+}
+
+# `rm -rf $(ls -d ~/.hermes/*)`: the paths a dynamic operand may stand for (Command.maybe_paths).
+maybe_changes contains {"path": p, "kind": kind, "recursive": common.is_recursive(c)} if {
+	some [n, c] in reach.named
+	kind := change_kind(n)
+	some p in object.get(c, "maybe_paths", [])
+	p != ""
 }
 
 # `rsync --delete SRC DST` deletes below DST; `--remove-source-files` moves the sources.

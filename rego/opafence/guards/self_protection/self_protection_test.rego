@@ -236,7 +236,18 @@ cases := [
 	{"name": "write a gateway hook", "input": f.write_file("~/.hermes/hooks/boot/handler.py"), "want": self_protect},
 	{"name": "git init in the state dir", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/opafence", "init"])]), "want": self_protect},
 	{"name": "cd then git add in the state dir", "input": f.terminal([f.sh(["cd", "~/.hermes/opafence"]), f.sh(["git", "add", "."])]), "want": {"deny": ["SELF_PROTECT_PATH", "SELF_PROTECT_CREDENTIAL"]}},
+	{
+		"name": "rm of what a substitution lists",
+		"input": f.terminal([f.shx(["ls", "-d", "~/.hermes/*"], {"context": "command_substitution", "depth": 1}), f.shx(["rm", "-rf", "$(ls -d ~/.hermes/*)"], {"dynamic": true, "operand_paths": [""], "maybe_paths": ["/home/u/.hermes/*"]})]),
+		"want": self_protect,
+	},
 	# --- opafence's own credentials ----------------------------------------------------------------
+	{
+		"name": "cat of what a substitution lists",
+		"input": f.terminal([f.shx(["ls", "~/.hermes/opafence/keys/*"], {"context": "command_substitution", "depth": 1}), f.shx(["cat", "$(ls ~/.hermes/opafence/keys/*)"], {"dynamic": true, "operand_paths": [""], "maybe_paths": ["/home/u/.hermes/opafence/keys/*"]})]),
+		"want": credential,
+	},
+	{"name": "xargs -a a key", "input": f.call("terminal", {"command": "xargs -a k echo"}, {"paths": [f.pf("/home/u/.hermes/opafence/keys/audit-hmac.key", "command", "command", "read")], "shell": {"opaque": false, "opaque_reasons": [], "commands": [f.shx(["echo"], {"wrappers": ["xargs"], "dynamic": true})]}}), "want": credential},
 	{"name": "python -m zipfile of hermes home", "input": f.terminal([f.sh(["python3", "-m", "zipfile", "-c", "/tmp/k.zip", "~/.hermes"])]), "want": credential},
 	{"name": "git -C add of the keys", "input": f.terminal([f.sh(["git", "-C", "/tmp/repo", "add", "/home/u/.hermes/opafence/keys"])]), "want": credential},
 	{"name": "curl file:// of a key", "input": f.terminal([f.sh(["curl", "file:///home/u/.hermes/opafence/keys/audit-hmac.key"])]), "want": credential},
