@@ -26,7 +26,28 @@ named := [[common.cmd_name(c), c] | some c in common.commands]
 # METADATA
 # title: reads
 # description: Every file the call reads, as {"path", "how"} (common.reads and option-valued files).
-reads := common.reads | option_reads
+reads := base_reads | link_reads
+
+base_reads := common.reads | option_reads
+
+# METADATA
+# title: links
+# description: >-
+#   Links the call makes (`ln [-s] TARGET LINK`), as [link, target] normalized: a read or change
+#   below LINK later in the same call reaches TARGET.
+links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), common.norm(common.operand_path(c, 0))] if {
+	some [n, c] in named
+	n == "ln"
+	count(c.operands) > 1
+}
+
+# `ln -s ~/.ssh/id_rsa notes.txt && cat notes.txt`
+link_reads contains {"path": concat("", [target, substring(np, count(link), -1)]), "how": r.how} if {
+	some [link, target] in links
+	some r in base_reads
+	np := common.norm(r.path)
+	common.within(np, link)
+}
 
 # Options whose value is a file the command sends or reads (`--post-file=F`; `--post-file F`
 # is an operand and already a read).

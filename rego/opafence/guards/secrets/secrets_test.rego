@@ -144,6 +144,7 @@ cases := [
 		"input": f.call("terminal", {"command": "xargs -a ~/.ssh/id_rsa echo"}, {"paths": [f.pf("/home/u/.ssh/id_rsa", "command", "command", "read")], "shell": {"opaque": false, "opaque_reasons": [], "commands": [f.shx(["echo"], {"wrappers": ["xargs"], "dynamic": true})]}}),
 		"want": read_ask,
 	},
+	{"name": "symlink a key then read the link", "input": f.terminal([f.sh(["ln", "-s", "~/.ssh/id_rsa", "notes.txt"]), f.sh(["cat", "notes.txt"])]), "want": read_ask},
 	{"name": "awk dumps ENVIRON", "input": f.terminal([f.sh(["awk", "BEGIN{for(k in ENVIRON) print k, ENVIRON[k]}"])]), "want": read_ask},
 	{"name": "azure wireserver", "input": metadata_fetch("168.63.129.16", "/machine?comp=goalstate"), "want": read_ask},
 	{

@@ -324,20 +324,12 @@ mount_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "
 # `ln -s ~/.hermes /tmp/h && rm -rf /tmp/h/`: a change below a link made in the same call
 # changes what the link points to.
 link_changes contains {"path": concat("", [target, substring(np, count(link), -1)]), "kind": t.kind, "recursive": t.recursive} if {
-	some [link, target] in links
+	some [link, target] in reach.links
 	some c in common.commands
 	common.cmd_name(c) != "ln"
 	some t in (common.cmd_changes(c) | redirect_changes(c))
 	np := common.norm(t.path)
 	common.within(np, link)
-}
-
-links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), common.norm(common.operand_path(c, 0))] if {
-	some [n, c] in reach.named
-	n == "ln"
-	some f in {"-s", "--symbolic"}
-	common.has_flag(c, f)
-	count(c.operands) > 1
 }
 
 redirect_changes(c) := {{"path": r.path, "kind": "write", "recursive": false} |
