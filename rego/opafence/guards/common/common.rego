@@ -517,20 +517,21 @@ shifted(raw) := {p |
 	p := trim_suffix(concat("/", [trim_right(d, "/"), trim_prefix(raw, "./")]), "/.")
 }
 
-in_place(c) if {
-	cmd_name(c) in {"sed", "gsed", "perl", "ruby"}
+in_place(c) if in_place_named(c, cmd_name(c))
+
+in_place_named(c, n) if {
+	n in {"sed", "gsed", "perl", "ruby"}
 	some a in c.argv
 	regex.match(`^(-[a-zA-Z]*i.*|--in-place(=.*)?)$`, a)
 }
 
 # `gawk -i inplace`, `yq -i`.
-in_place(c) if {
-	cmd_name(c) in {"awk", "gawk"}
+in_place_named(c, n) if {
+	n in {"awk", "gawk"}
 	"inplace" in values(c, "-i")
 }
 
-in_place(c) if {
-	cmd_name(c) == "yq"
+in_place_named(c, "yq") if {
 	some f in {"-i", "--inplace"}
 	has_flag(c, f)
 }

@@ -53,14 +53,22 @@ link_reads contains {"path": concat("", [target, substring(np, count(link), -1)]
 # is an operand and already a read).
 file_options := {"--post-file", "--body-file", "--upload-file", "--input-file"}
 
-option_reads contains {"path": common.expand(v), "how": common.cmd_name(c)} if {
-	some c in common.commands
+option_reads contains {"path": p, "how": n} if {
+	some [n, c] in named
 	some a in c.argv
-	startswith(a, "--")
 	contains(a, "=")
+	p := option_file(a)
+}
+
+option_file(a) := common.expand(v) if {
+	startswith(a, "--")
 	[k, v] := split(a, "=")
 	lower(k) in file_options
 	v != ""
+} else := common.expand(m[0][1]) if {
+	contains(a, "file")
+	m := regex.find_all_string_submatch_n(`^[^=]*=fileb?://(?:localhost)?(/.*|~.*)$`, a, 1)
+	count(m) > 0
 }
 
 # `git -C DIR add FILE`: git's operands are relative to its -C directory.
@@ -96,12 +104,12 @@ option_reads contains {"path": p, "how": n} if {
 	p != ""
 }
 
-# `curl file:///etc/shadow`, `aws ssm put-parameter --value file://~/.ssh/id_rsa` (also after `=`).
-option_reads contains {"path": common.expand(m[0][1]), "how": common.cmd_name(c)} if {
-	some c in common.commands
+# `curl file:///etc/shadow`, `aws ssm put-parameter --value file://~/.ssh/id_rsa` (after `=`: above).
+option_reads contains {"path": common.expand(m[0][1]), "how": n} if {
+	some [n, c] in named
 	some a in c.argv
-	contains(a, "file")
-	m := regex.find_all_string_submatch_n(`^(?:[^=]*=)?fileb?://(?:localhost)?(/.*|~.*)$`, a, 1)
+	startswith(a, "file")
+	m := regex.find_all_string_submatch_n(`^fileb?://(?:localhost)?(/.*|~.*)$`, a, 1)
 	count(m) > 0
 }
 

@@ -292,9 +292,9 @@ perm_changes contains {"path": p, "kind": "perm", "recursive": common.is_recursi
 # `rm -rf $(ls -d ~/.hermes/*)`: the paths a dynamic operand may stand for (Command.maybe_paths).
 maybe_changes contains {"path": p, "kind": kind, "recursive": common.is_recursive(c)} if {
 	some [n, c] in reach.named
-	kind := change_kind(n)
 	some p in object.get(c, "maybe_paths", [])
 	p != ""
+	kind := change_kind(n)
 }
 
 # `rsync --delete SRC DST` deletes below DST; `--remove-source-files` moves the sources.
