@@ -188,8 +188,23 @@ secret_reads contains r if {
 
 secret_reads contains r if {
 	some r in reach.recursive_reads
-	recursive_secret(r.path)
+	recursive_read_secret(r.path)
 }
+
+# A recursive read's own path is judged as a plain read once (most are plain reads too).
+recursive_read_secret(p) if {
+	not p in plain_read_paths
+	secret_read_path(p)
+}
+
+recursive_read_secret(p) if above_secrets(common.norm(p))
+
+recursive_read_secret(p) if {
+	reach.globby(p)
+	recursive_glob(common.norm(p))
+}
+
+plain_read_paths := {r.path | some r in reach.reads}
 
 secret_read_path(p) if secret_path(p)
 
@@ -216,7 +231,10 @@ above_secrets(np) if hermes_relative(np) in hermes_secret_parents
 
 recursive_secret(p) if {
 	reach.globby(p)
-	np := common.norm(p)
+	recursive_glob(common.norm(p))
+}
+
+recursive_glob(np) if {
 	lp := reach.literal_prefix(np)
 	above_secrets(lp)
 	reach.glob_hits(np, glob_candidates(np, lp), true)
