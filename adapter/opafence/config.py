@@ -330,6 +330,32 @@ class Config(Strict):
             seen.add(b.name)
         return v
 
+    def credential_files(self) -> list[str]:
+        """Files holding opafence's own credentials: bearer tokens for OPA, bundle servers,
+        the decision-log and audit collectors. The agent may never read or change them."""
+        raw = [
+            self.opa.token_file,
+            *(b.token_file for b in self.org_bundles),
+            self.decision_logs.token_file if self.decision_logs else None,
+            self.audit.forward_token_file,
+        ]
+        return canonical_paths(raw)
+
+    def trust_files(self) -> list[str]:
+        """Files opafence trusts as they are: signing public keys, CA certificates, bundles, the
+        price table and the OPA binary. The agent may read them, never change them."""
+        signings = [b.signing for b in self.org_bundles] + [self.bundle.signing]
+        raw = [
+            *(s.public_key_file for s in signings if s is not None),
+            *(b.ca_cert_file for b in self.org_bundles),
+            *(b.path for b in self.org_bundles),
+            self.decision_logs.ca_cert_file if self.decision_logs else None,
+            self.bundle.path,
+            self.budgets.prices_file,
+            self.opa.binary,
+        ]
+        return canonical_paths(raw)
+
     def to_opa_data(self) -> dict[str, Any]:
         """data.config as Rego sees it (rego/schemas/config.jsonschema)."""
         return {
@@ -342,8 +368,15 @@ class Config(Strict):
                 for o in self.overrides
             ],
             "protected_paths": [str(Path(p).expanduser()) for p in self.protected_paths],
+            "credential_paths": self.credential_files(),
+            "trust_paths": self.trust_files(),
             "budgets": self.budgets.to_opa_data(),
         }
+
+
+def canonical_paths(raw: list[str | None]) -> list[str]:
+    """Configured file paths as the facts spell paths: ~ expanded, absolute, symlinks resolved."""
+    return sorted({os.path.realpath(os.path.expanduser(p)) for p in raw if p})
 
 
 def _split_list(value: str) -> list[str]:

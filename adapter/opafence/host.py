@@ -20,19 +20,27 @@ def default_workspace(configured: list[str], cwd: str) -> list[str]:
     return [real]
 
 
+def canonical(path: str) -> str:
+    """A host path as the facts spell paths (absolute, symlinks resolved), so a protected
+    directory reached through a symlink still compares equal; "" stays ""."""
+    return os.path.realpath(os.path.expanduser(path)) if path else ""
+
+
 @dataclass(frozen=True)
 class Host:
     auto_approve: bool = True  # if the bridge cannot tell, it assumes nobody can answer
     interactive: bool = False
     platform: str = ""
-    home: str = field(default_factory=lambda: os.path.expanduser("~"))
-    hermes_home: str = field(default_factory=lambda: str(hermes_home()))
-    state_dir: str = field(default_factory=lambda: str(state_dir()))
+    home: str = field(default_factory=lambda: canonical("~"))
+    hermes_home: str = field(default_factory=lambda: canonical(str(hermes_home())))
+    state_dir: str = field(default_factory=lambda: canonical(str(state_dir())))
     workspace: tuple[str, ...] = ()
     cwd: str = field(default_factory=os.getcwd)
     opa_socket: str = ""
     package_dir: str = field(default_factory=lambda: str(Path(__file__).resolve().parent))
     other_homes: tuple[str, ...] = ()  # homes besides `home` the tools reach (hermes/homes.py)
+    # The managed OPA's process ids (its watchdog and OPA itself); empty for a remote OPA.
+    opa_pids: tuple[int, ...] = ()
 
     def to_input(self) -> dict[str, Any]:
         return {
@@ -47,4 +55,5 @@ class Host:
             "opa_socket": self.opa_socket,
             "package_dir": self.package_dir,
             "other_homes": list(self.other_homes),
+            "opa_pids": list(self.opa_pids),
         }

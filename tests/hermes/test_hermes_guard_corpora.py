@@ -46,7 +46,8 @@ SCRIPT = textwrap.dedent(
     fence = next(cb.__self__ for cb in get_plugin_manager()._hooks["pre_tool_call"]
                  if type(getattr(cb, "__self__", None)).__name__ == "Fence")
     assert fence.wait_ready(60) and fence.error is None, fence.error
-    print(json.dumps({"socket": str(fence.bridge.local.socket_path), "state": str(fence.state)}), flush=True)
+    print(json.dumps({"socket": str(fence.bridge.local.socket_path), "state": str(fence.state),
+                      "pids": list(fence.bridge.opa_pids())}), flush=True)
     for raw in sys.stdin:
         line = json.loads(raw)
         session = "corpus-" + line["id"]
@@ -133,7 +134,10 @@ def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
     )
     assert proc.stdin is not None and proc.stdout is not None
     where = json.loads(proc.stdout.readline())
+    # The fictional OPA pids (HOST.opa_pids) become the plugin's real watchdog and OPA.
+    assert len(where["pids"]) == len(HOST.opa_pids), where
     mapping = [
+        *((str(fake), str(real)) for fake, real in zip(HOST.opa_pids, where["pids"], strict=True)),
         (f"{FICTIONAL_HOME}/.hermes/opafence/run/opa.sock", where["socket"]),
         (f"{FICTIONAL_HOME}/.hermes/opafence", where["state"]),
         (FICTIONAL_PACKAGE, package),

@@ -60,6 +60,24 @@ def test_api_is_locked_down(bridge: Bridge) -> None:
         bad.close()
 
 
+def test_opa_pids_name_the_watchdog_and_opa(bridge: Bridge) -> None:
+    """The host input carries them, so the guards can block signals to OPA by pid."""
+    assert bridge.local is not None and bridge.local.proc is not None
+    assert bridge.opa_pids() == (bridge.local.proc.pid, bridge.local.opa_pid())
+    host = Host(opa_pids=bridge.opa_pids())
+    assert host.to_input()["opa_pids"] == list(bridge.opa_pids())
+
+
+def test_trust_paths_name_the_running_binary(bridge: Bridge) -> None:
+    assert bridge.local is not None
+    # data.config is written, never read back through the API: judge a write to the binary.
+    bridge.put_task("t1", fallback_policy("t1").to_opa_data())
+    binary = os.path.realpath(bridge.local.binary.path)
+    d = bridge.decide(decision_input("t1", "write_file", {"path": binary}, "c1", SessionFacts(), HOST))
+    assert d.verdict == "block"
+    assert "SELF_PROTECT_PATH" in {r.code for r in d.reasons}
+
+
 def test_opa_environment_is_scrubbed(bridge: Bridge) -> None:
     assert bridge.local is not None
     pid = bridge.local.opa_pid()

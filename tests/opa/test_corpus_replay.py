@@ -81,8 +81,12 @@ def test_replay_cli_unattended(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("line", LINES[:3], ids=[line["id"] for line in LINES[:3]])
 def test_replay_line_in_process(line: dict[str, Any], bridge: Bridge, tmp_path: Path) -> None:
+    # A project beside HERMES_HOME (tests/conftest.py puts it in tmp_path): searching a directory
+    # that holds opafence's audit keys is never allowed.
+    project = tmp_path / "project"
+    project.mkdir()
     host = Host(
-        auto_approve=False, interactive=True, platform="replay", workspace=(str(tmp_path),), cwd=str(tmp_path)
+        auto_approve=False, interactive=True, platform="replay", workspace=(str(project),), cwd=str(project)
     )
     out = replay_line(Judge(bridge, host, Config()), json.dumps(line))
     assert out["id"] == line["id"]

@@ -88,3 +88,44 @@ def test_opa_data_form() -> None:
     data = cfg.to_opa_data()
     assert data["tools"] == {"my_tool": {"classes": ["READ"]}}
     assert data["overrides"] == [{"tool": "x*", "class": "*", "verdict": "block", "reason": ""}]
+
+
+def test_credential_and_trust_files_are_canonical(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    link = tmp_path / "link"
+    cfg = parse_config(
+        {
+            "opa": {"token_file": f"{link}/opa.token", "binary": f"{link}/opa"},
+            "org_bundles": [
+                {
+                    "name": "corp",
+                    "url": "https://bundles.corp.test/b.tar.gz",
+                    "token_file": f"{real}/bundle.token",
+                    "ca_cert_file": f"{real}/ca.pem",
+                    "signing": {"public_key_file": f"{real}/corp.pub.pem"},
+                },
+                {"name": "local", "path": f"{link}/local.tar.gz"},
+            ],
+            "decision_logs": {"url": "https://logs.corp.test/", "token_file": f"{real}/logs.token"},
+            "audit": {"forward_url": "https://audit.corp.test/", "forward_token_file": f"{real}/audit.token"},
+            "budgets": {"prices_file": f"{real}/prices.yaml"},
+            "bundle": {"path": f"{real}/opafence.tar.gz"},
+        },
+        "x.yaml",
+        env={},
+    )
+    data = cfg.to_opa_data()
+    assert data["credential_paths"] == sorted(
+        f"{real}/{n}" for n in ("opa.token", "bundle.token", "logs.token", "audit.token")
+    )
+    assert data["trust_paths"] == sorted(
+        f"{real}/{n}"
+        for n in ("opa", "ca.pem", "corp.pub.pem", "local.tar.gz", "prices.yaml", "opafence.tar.gz")
+    )
+
+
+def test_no_credential_or_trust_files_by_default() -> None:
+    data = parse_config({}, "x.yaml", env={}).to_opa_data()
+    assert data["credential_paths"] == [] and data["trust_paths"] == []

@@ -45,6 +45,12 @@ CASES = [
     ("too long", "/" + "a" * 5000, "", "path_too_long"),
     ("process fd is not ours", "/dev/fd/3", "/dev/fd/3", ""),
     ("proc self is not ours", "/proc/self/environ", "/proc/self/environ", ""),
+    ("proc root is root", "/proc/self/root/etc/shadow", "/etc/shadow", ""),
+    ("another process's root", "/proc/1/root/etc/../etc/shadow", "/etc/shadow", ""),
+    ("a thread's root", "/proc/thread-self/root", "/", ""),
+    ("proc cwd is the caller's cwd", "/proc/self/cwd/.env", f"{WS}/.env", ""),
+    ("proc task root", "/proc/123/task/124/root/etc/passwd", "/etc/passwd", ""),
+    ("proc rootx is not root", "/proc/self/rootx/a", "/proc/self/rootx/a", ""),
 ]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import posixpath
 import pwd
+import re
 from dataclasses import dataclass
 
 MAX_PATH = 4096
@@ -29,6 +30,8 @@ _HAVE_PROC = bool(_O_PATH) and os.path.isdir(_PROC_FD)
 _MAX_HOPS = 40  # symlinks followed before giving up (the kernel's own limit)
 _PROCESS_RELATIVE = ("/dev/fd/", "/proc/self/", "/proc/thread-self/")
 _PROCESS_RELATIVE_EXACT = frozenset({"/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/proc/self"})
+# /proc/<self|thread-self|pid>/root and .../cwd: another spelling of / and of the caller's cwd.
+_PROC_ALIAS = re.compile(r"^/proc/(?:self|thread-self|[0-9]+)(?:/task/[0-9]+)?/(root|cwd)(/.*)?$")
 
 
 def _kernel_resolve(path: str) -> str | None:
@@ -114,6 +117,13 @@ def resolve(path: str, cwd: str, cache: dict[str, str] | None = None) -> str:
     joined = path if path.startswith("/") else posixpath.join(base, path)
     if "/dev" in joined or "/proc" in joined:
         lexical = _collapse_root(posixpath.normpath(joined))
+        alias = _PROC_ALIAS.match(lexical)
+        if alias is not None:
+            # /proc/self/root/X is X, /proc/self/cwd/X is X in the caller's directory (a process's
+            # root or cwd: the same file for the guards, whichever process it is).
+            rest = (alias.group(2) or "").lstrip("/")
+            target = base if alias.group(1) == "cwd" else "/"
+            return resolve(posixpath.join(target, rest) if rest else target, cwd, cache)
         if lexical.startswith(_PROCESS_RELATIVE) or lexical in _PROCESS_RELATIVE_EXACT:
             # /dev/fd/N, /dev/stdin, /proc/self/...: they name the *caller's* process, not
             # ours, so resolving them here would describe opafence's own file descriptors.

@@ -26,7 +26,7 @@ from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
-from opafence.host import Host, default_workspace
+from opafence.host import Host, canonical, default_workspace
 from opafence.inputs import decision_input
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
@@ -130,6 +130,10 @@ class Fence:
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
+        # Home, HERMES_HOME and the state directory, canonical (computed once: realpath costs).
+        self._host_dirs = (canonical("~"), canonical(str(hermes_home())), canonical(str(self.state)))
+        self._socket_canonical = ("", "")
+        self._home_canonical = ("", "")
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -150,6 +154,7 @@ class Fence:
             update={"protected_paths": [*config.protected_paths, str(config_path().expanduser().resolve())]}
         )
         self.state = ensure_private_dir(state_dir())
+        self._host_dirs = (canonical("~"), canonical(str(hermes_home())), canonical(str(self.state)))
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
         host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
@@ -250,24 +255,43 @@ class Fence:
 
     def host(self, flags: host_flags.HostFlags, platform: str) -> Host:
         opa_socket = ""
-        if self.bridge is not None and self.bridge.local is not None:
-            opa_socket = str(self.bridge.local.socket_path)
+        pids: tuple[int, ...] = ()
+        if self.bridge is not None:
+            pids = self.bridge.opa_pids()
+            if self.bridge.local is not None:
+                opa_socket = self._socket_path(self.bridge.local.socket_path)
+        _, hermes_dir, state = self._host_dirs
         return Host(
             auto_approve=flags.auto_approve,
             interactive=flags.interactive,
             platform=platform or ("cron" if flags.cron else ""),
-            home=self.homes.tool_home or os.path.expanduser("~"),
+            home=self._home(),
             other_homes=self.homes.others,
-            hermes_home=str(hermes_home()),
-            state_dir=str(self.state),
+            hermes_home=hermes_dir,
+            state_dir=state,
             workspace=self.workspace,
             cwd=self.cwd,
             opa_socket=opa_socket,
+            opa_pids=pids,
         )
 
+    def _home(self) -> str:
+        # The home Hermes' tools use (it can change between turns), canonical once per value.
+        raw = self.homes.tool_home or os.path.expanduser("~")
+        if self._home_canonical[0] != raw:
+            self._home_canonical = (raw, canonical(raw))
+        return self._home_canonical[1]
+
+    def _socket_path(self, path: Path) -> str:
+        # Canonical once per socket path (it changes only when OPA restarts elsewhere).
+        raw = str(path)
+        if self._socket_canonical[0] != raw:
+            self._socket_canonical = (raw, canonical(raw))
+        return self._socket_canonical[1]
+
     def facts_context(self) -> FactsContext:
-        home = self.homes.tool_home or os.path.expanduser("~")
-        return FactsContext(home=home, cwd=self.cwd, hermes_home=str(hermes_home()))
+        _, hermes_dir, _ = self._host_dirs
+        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
 
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -208,6 +209,11 @@ class Bridge:
             self._ready.clear()
             local.kill()
 
+    def opa_pids(self) -> tuple[int, ...]:
+        """The local OPA's process ids (watchdog and OPA); none for a remote OPA."""
+        local = self.local
+        return local.pids if local is not None else ()
+
     @property
     def ready(self) -> bool:
         return self._ready.is_set()
@@ -226,7 +232,11 @@ class Bridge:
     def _push_all(self) -> None:
         with self._lock:
             client = self._client()
-            client.request_json("PUT", "/v1/data/config", self.config.to_opa_data(), timeout_s=5.0)
+            doc = self.config.to_opa_data()
+            if self.local is not None:
+                # The binary that runs is a trust file too, wherever it was found.
+                doc["trust_paths"] = sorted({*doc["trust_paths"], os.path.realpath(self.local.binary.path)})
+            client.request_json("PUT", "/v1/data/config", doc, timeout_s=5.0)
             for key, data in self._tasks.items():
                 client.request_json("PUT", task_path(key), data, timeout_s=5.0)
 

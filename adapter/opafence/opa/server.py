@@ -97,6 +97,8 @@ class LocalOpa:
         self.proc: subprocess.Popen[bytes] | None = None
         self.started_once = False
         self._lifeline: IO[bytes] | None = None
+        # The watchdog's and OPA's process ids once OPA answers (the guards block signals to them).
+        self.pids: tuple[int, ...] = ()
 
     def endpoint(self) -> Endpoint:
         return Endpoint(socket_path=str(self.socket_path))
@@ -171,6 +173,9 @@ class LocalOpa:
             log.close()
         self._lifeline = self.proc.stdin
         self._wait_ready()
+        watchdog = self.proc.pid
+        opa = self.opa_pid()
+        self.pids = (watchdog,) if opa is None else (watchdog, opa)
 
     def _wait_ready(self) -> None:
         client = OpaClient(self.endpoint(), self.token, timeout_s=2.0)
@@ -250,6 +255,7 @@ class LocalOpa:
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None
+        self.pids = ()
         if proc is None:
             return
         if self._lifeline is not None:

@@ -453,7 +453,7 @@ perm_cmds := {"chmod", "chown", "chgrp", "chattr", "setfacl"}
 
 # Commands that write every file they name (editors included: they save what they open).
 write_all_cmds := {
-	"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod",
+	"tee", "truncate", "touch", "mkdir", "ln", "patch", "mkfifo", "mknod", "sponge",
 	"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe", "code", "subl",
 }
 
@@ -537,13 +537,26 @@ copy_destinations(c) := {value_path(c, v) | some f in {"-t", "--target-directory
 shifted(raw) := {p |
 	relative(raw)
 	some d in shift_dirs
-	p := concat("/", [trim_right(d, "/"), trim_prefix(raw, "./")])
+	p := trim_suffix(concat("/", [trim_right(d, "/"), trim_prefix(raw, "./")]), "/.")
 }
 
-in_place(c) if {
-	cmd_name(c) in {"sed", "gsed", "perl", "ruby"}
+in_place(c) if in_place_named(c, cmd_name(c))
+
+in_place_named(c, n) if {
+	n in {"sed", "gsed", "perl", "ruby"}
 	some a in c.argv
 	regex.match(`^(-[a-zA-Z]*i.*|--in-place(=.*)?)$`, a)
+}
+
+# `gawk -i inplace`, `yq -i`.
+in_place_named(c, n) if {
+	n in {"awk", "gawk"}
+	"inplace" in values(c, "-i")
+}
+
+in_place_named(c, "yq") if {
+	some f in {"-i", "--inplace"}
+	has_flag(c, f)
 }
 
 # --- what a call reads ---------------------------------------------------------------------------
