@@ -267,3 +267,31 @@ def test_descriptor_before_a_redirection() -> None:
 
 def test_hex_printf_stays_decoded() -> None:
     assert "decode_and_run" in reasons("printf '\\x72\\x6d -rf /srv' | sh")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy_key' git push",
+        "GIT_SSH_COMMAND='ssh -p 2222 -i /k -v' git fetch",
+        "GIT_SSH_COMMAND='/usr/bin/ssh -4 -l git' git pull",
+        "RSYNC_RSH='ssh -i /k' rsync -a src h:dst",
+    ],
+)
+def test_plain_ssh_transport_runs_nothing_else(command: str) -> None:
+    """The ssh git or rsync would run anyway, only with a key, port or user: not another command."""
+    assert "ssh" not in [name for name, _, _ in cmds(command)]
+    assert reasons(command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "names"),
+    [
+        ("GIT_SSH_COMMAND='ssh -o ProxyCommand=\"rm -rf /srv\"' git fetch", ["ssh", "rm", "git"]),
+        ("GIT_SSH_COMMAND='ssh -F /tmp/cfg' git fetch", ["ssh", "git"]),
+        ("GIT_SSH_COMMAND='ssh; rm -rf /srv' git fetch", ["ssh", "rm", "git"]),
+        ("GIT_SSH_COMMAND='sh -c x' git fetch", ["sh", "x", "git"]),
+    ],
+)
+def test_transport_that_can_run_more_is_parsed(command: str, names: list[str]) -> None:
+    assert [name for name, _, _ in cmds(command)] == names

@@ -435,6 +435,33 @@ _NC = frozenset({"nc", "ncat", "netcat", "telnet", "ftp"})
 _NC_VALUE_SHORT = "wpsiqxXecIOTWmMgGb"
 
 
+# Transport commands: `GIT_SSH_COMMAND='ssh -i KEY'` only changes how git reaches its remote.
+_SSH_TRANSPORT_VARS = frozenset({"GIT_SSH_COMMAND", "GIT_SSH", "RSYNC_RSH"})
+# Options of ssh that take a value and cannot run anything (-o and -F can: ProxyCommand).
+_SSH_SAFE_VALUE = frozenset("bcDEeIiJlmpQRSWw")
+_SSH_PLAIN_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./~-]+")
+
+
+def _plain_ssh(value: str) -> bool:
+    """`ssh` (or a path to it) with options that only pick a key, user, port or verbosity."""
+    words = value.split()
+    if not words or _basename(words[0]) != "ssh" or not all(_SSH_PLAIN_WORD.fullmatch(w) for w in words):
+        return False
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if not w.startswith("-") or len(w) < 2:
+            return False
+        flag = w[1]
+        if flag in _SSH_SAFE_VALUE:
+            i += 1 if len(w) > 2 else 2
+            continue
+        if not all(c in "46AaCfGgKkMNnqsTtVvXxYy" for c in w[1:]):
+            return False
+        i += 1
+    return True
+
+
 # Environment variables a program reads as a command line (run through a shell), a file it
 # sources, a library it loads, or options that may load code.
 _ENV_KINDS: dict[str, str] = {
@@ -2276,6 +2303,8 @@ class Walker:
         if not v.strip():
             return
         if kind == "cmd":
+            if k in _SSH_TRANSPORT_VARS and _plain_ssh(v):
+                return  # the ssh git or rsync would run anyway, with a key or port: nothing else runs
             self._body(v, st, "shell_c")
         elif kind == "less":
             # LESSOPEN="|cmd %s" / "||cmd %s" / "cmd %s"

@@ -130,8 +130,9 @@ class Fence:
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
-        # Home, HERMES_HOME and the state directory, canonical (computed once: realpath costs).
-        self._host_dirs = (canonical("~"), canonical(str(hermes_home())), canonical(str(self.state)))
+        # HERMES_HOME and the state directory, canonical; set by setup() (realpath costs, and
+        # may raise in a deleted working directory, which setup reports).
+        self._host_dirs = ("", "")
         self._socket_canonical = ("", "")
         self._home_canonical = ("", "")
 
@@ -154,7 +155,6 @@ class Fence:
             update={"protected_paths": [*config.protected_paths, str(config_path().expanduser().resolve())]}
         )
         self.state = ensure_private_dir(state_dir())
-        self._host_dirs = (canonical("~"), canonical(str(hermes_home())), canonical(str(self.state)))
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
         host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
@@ -165,6 +165,7 @@ class Fence:
             # Relative paths in tool calls would point nowhere known: decide nothing.
             self.fail("the current directory no longer exists; start Hermes in an existing directory")
             return
+        self._host_dirs = (canonical(str(hermes_home())), canonical(str(self.state)))
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
@@ -260,7 +261,7 @@ class Fence:
             pids = self.bridge.opa_pids()
             if self.bridge.local is not None:
                 opa_socket = self._socket_path(self.bridge.local.socket_path)
-        _, hermes_dir, state = self._host_dirs
+        hermes_dir, state = self._host_dirs
         return Host(
             auto_approve=flags.auto_approve,
             interactive=flags.interactive,
@@ -290,7 +291,7 @@ class Fence:
         return self._socket_canonical[1]
 
     def facts_context(self) -> FactsContext:
-        _, hermes_dir, _ = self._host_dirs
+        hermes_dir, _ = self._host_dirs
         return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
 
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
