@@ -38,6 +38,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
+            "package compress zip tar bundle "
             "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"

@@ -567,6 +567,12 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         "download",
         "generate",
         "export",
+        # an archive of something, written where the user says ("package the source into x.tgz")
+        "package",
+        "compress",
+        "zip",
+        "tar",
+        "bundle",
         "speichere",
         "speichern",
         "enregistre",
