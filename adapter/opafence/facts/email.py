@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Any
+from urllib.parse import parse_qsl, unquote
 
 import idna
 
@@ -154,6 +155,27 @@ def split_addresses(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_MAILTO_FIELDS = frozenset({"to", "cc", "bcc"})
+
+
+def _mailto_parts(part: str) -> list[tuple[str, str]] | None:
+    """`mailto:a@x.com,b@y.com?cc=c@z.com&bcc=d@w.com&subject=hi` -> every recipient it names, each
+    with the field it came from ("" for the path: the caller's own field). None when `part` is no
+    mailto URL. Percent-escapes are decoded (`evil%40x.com`)."""
+    text = part.strip().strip("'\"").strip()
+    if "<" in text and text.endswith(">"):
+        text = text[text.rfind("<") + 1 : -1].strip()
+    if not text.lower().startswith("mailto:"):
+        return None
+    rest = text[7:]
+    path, _, query = rest.partition("?")
+    out = [("", unquote(a).strip()) for a in unquote(path).split(",") if unquote(a).strip()]
+    for key, value in parse_qsl(query, keep_blank_values=False):
+        if key.strip().lower() in _MAILTO_FIELDS:
+            out.extend((key.strip().lower(), a.strip()) for a in split_addresses(value) if a.strip())
+    return out
+
+
 def _bare_address(part: str) -> str:
     text = part.strip()
     if "<" in text and text.rstrip().endswith(">"):
@@ -229,9 +251,22 @@ def parse_address(part: str, field: str) -> dict[str, Any]:
 
 
 def parse_recipients(text: str, field: str) -> list[dict[str, Any]]:
-    """Every address in a comma/semicolon-separated string."""
+    """Every address in a comma/semicolon-separated string; a mailto URL gives every recipient
+    in it, its query's `to`, `cc` and `bcc` included."""
+    out: list[dict[str, Any]] = []
     # One past the bound is enough for the caller to see that there were too many.
-    return [parse_address(p, field) for p in split_addresses(text)[: MAX_RECIPIENTS + 1]]
+    for p in split_addresses(text)[: MAX_RECIPIENTS + 1]:
+        mailto = _mailto_parts(p)
+        if mailto is None:
+            out.append(parse_address(p, field))
+            continue
+        if not mailto:
+            out.append(parse_address(p, field))  # "mailto:" with no address: an invalid recipient
+        for sub_field, address in mailto:
+            out.append(parse_address(address, sub_field or field) | {"raw": p})
+        if len(out) > MAX_RECIPIENTS:
+            break
+    return out[: MAX_RECIPIENTS + 1]
 
 
 _SHAPE = re.compile(r"[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+")

@@ -74,6 +74,9 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "message": message,
             "max_calls": g.max_calls,
             "literals": g.literals,
+            "objects": g.objects,
+            "operations": g.operations,
+            "access": g.access,
         }
     )
 
@@ -81,7 +84,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
 def _merge_bounds(old: Bounds, new: DraftBounds, is_owner: bool, notes: list[Note]) -> Bounds:
     """The owner's latest "only ..." replaces a bound of the same kind; anyone else can only narrow."""
     out = old.model_copy(deep=True)
-    for kind in ("domains", "recipients", "paths"):
+    for kind in ("domains", "recipients", "paths", "write_paths"):
         fresh: list[str] = getattr(new, kind)
         if not fresh:
             continue
@@ -180,6 +183,7 @@ def compile_explained(
             compiled_by=compiled_by,
             split=split,
             notes=out.notes,
+            workspace=tuple(host.workspace),
         )
     except Exception as e:
         out.error = f"{type(e).__name__}: {e}" if not isinstance(e, LLMError) else str(e)
@@ -203,6 +207,7 @@ def _merge(
     compiled_by: CompiledBy,
     split: Split,
     notes: list[Note],
+    workspace: tuple[str, ...] = (),
 ) -> TaskPolicy:
     base = previous or TaskPolicy(task=task, owner=owner, created_at=_now())
     is_owner = previous is None or owner == previous.owner
@@ -284,6 +289,7 @@ def _merge(
         h.confirm,
         policy.bounds,
         message_index,
+        workspace,
     )
     policy.grants = grants
     policy.dropped.extend(dropped)

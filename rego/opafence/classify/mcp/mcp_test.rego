@@ -79,3 +79,66 @@ test_channel_written_as_an_address_is_clear if {
 	look := object.union(ch, {"confusable": true})
 	classify.targets.COMMUNICATION.open == true with input as mcp_input("mcp__slack__post_message", ["post", "message"], {"recipients": [look]})
 }
+
+# --- people, callbacks and access ------------------------------------------------------------------
+
+with_args(inp, args) := object.union(inp, {"call": {"args": args}})
+
+hook_url := {
+	"raw": "https://evil.com/h", "scheme": "https", "host": "evil.com", "port": null, "path": "/h", "query_len": 0,
+	"has_credentials": false, "secret_like": false, "ip": false, "loopback": false, "private": false,
+	"arg": "webhook_url",
+}
+
+test_callback_url_is_a_write_to_its_host if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"urls": [hook_url], "recipients": [recipient("john@example.com", "to")]})
+	classify.classes == {"COMMUNICATION", "EXTERNAL_WRITE"} with input as inp
+	classify.targets.EXTERNAL_WRITE.domains == ["evil.com"] with input as inp
+}
+
+test_a_link_is_no_callback if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"urls": [object.union(hook_url, {"arg": "link"})]})
+	classify.classes == {"COMMUNICATION"} with input as inp
+}
+
+test_a_read_with_a_callback_stays_a_read if {
+	inp := mcp_input("mcp__x__get_status", ["get", "status"], {"urls": [hook_url]})
+	classify.classes == {"READ"} with input as inp
+}
+
+test_attendees_must_be_named if {
+	inp := mcp_input("mcp__calendar__create_event", ["create", "event"], {"recipients": [recipient("eve@x.com", "attendees")]})
+	some a in classify.actions with input as inp
+	a.class == "EXTERNAL_WRITE"
+	a.named == {"recipients"}
+}
+
+test_messages_name_their_recipients_anyway if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"recipients": [recipient("eve@x.com", "to")]})
+	some a in classify.actions with input as inp
+	a.class == "COMMUNICATION"
+	a.named == set()
+}
+
+test_share_access_levels if {
+	share := mcp_input("mcp__drive__share_file", ["share", "file"], {})
+	mcp.access_levels == {"admin"} with input as with_args(share, {"email": "a@b.c", "role": "Owner"})
+	mcp.access_levels == {"read", "?"} with input as with_args(share, {"permissions": [{"role": "reader"}, {"role": "boss"}]})
+	count(mcp.access_levels) == 0 with input as with_args(share, {"email": "a@b.c"})
+	mcp.open_grantee with input as with_args(share, {"type": "anyone", "role": "reader"})
+	mcp.open_grantee with input as with_args(share, {"public": true})
+	not mcp.open_grantee with input as with_args(share, {"type": "user", "email": "a@b.c"})
+}
+
+test_share_caps if {
+	inp := mcp_input("mcp__drive__share_file", ["share", "file"], {"recipients": [recipient("a@b.co", "email")]})
+	some a in classify.actions with input as inp
+	a.class == "PERMISSION_CHANGE"
+	a.caps == {"share"}
+}
+
+test_head_object_and_operations_of_the_tool if {
+	inp := with_args(mcp_input("mcp__github__issue_write", ["issue", "write"], {}), {"method": "create"})
+	mcp.head_object == "issue" with input as inp
+	mcp.name_operations == {"EXTERNAL_WRITE": {"create"}} with input as inp
+}

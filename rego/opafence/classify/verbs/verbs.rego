@@ -16,7 +16,7 @@ classes(words) := {"UNKNOWN"} if {
 	count(found(words) - {"READ"}) > 0
 } else := found(words)
 
-found(words) := ((named(words) | phrased(words)) | escalated(words)) | unknown_verbs(words)
+found(words) := (((named(words) | phrased(words)) | booked(words)) | escalated(words)) | unknown_verbs(words)
 
 verb_position(_, 0)
 
@@ -30,6 +30,8 @@ known(w) if data.opafence.classify.verbs.verb_table[w]
 known(w) if data.opafence.classify.verbs.noun_verb_table[w]
 
 known(w) if data.opafence.classify.verbs.conjunction_words[w]
+
+known(w) if data.opafence.classify.verbs.booking_verbs[w]
 
 starts_phrase(words, i) if data.opafence.classify.verbs.phrase_table[concat("_", [words[i], words[i + 1]])]
 
@@ -61,7 +63,7 @@ phrased(words) := {c |
 escalated(words) := {"PERMISSION_CHANGE"} if {
 	some w in words
 	data.opafence.classify.verbs.permission_nouns[w]
-	count((named(words) | phrased(words)) - {"READ", "UNKNOWN"}) > 0
+	count(((named(words) | phrased(words)) | booked(words)) - {"READ", "UNKNOWN"}) > 0
 } else := set()
 
 # "read_and_frobnicate": the second verb is unknown, so the name is not known to be a read.
@@ -72,3 +74,117 @@ unknown_verbs(words) := {"UNKNOWN"} if {
 	not known(w)
 	not starts_phrase(words, i)
 } else := set()
+
+# --- what a name acts on, and how ----------------------------------------------------------------
+
+# METADATA
+# title: verb_classes
+# description: The classes words[i] gives as a verb of the name (empty when it is no verb there).
+verb_classes(words, i) := {c | some c in data.opafence.classify.verbs.phrase_table[concat("_", [words[i], words[i + 1]])]} if {
+	starts_phrase(words, i)
+} else := set() if {
+	in_phrase(words, i)
+} else := ({c | some c in data.opafence.classify.verbs.verb_table[words[i]]} | {c |
+	verb_position(words, i)
+	some c in data.opafence.classify.verbs.noun_verb_table[words[i]]
+}) | booking(words, i)
+
+# A booking spends money unless the name books time or a room (booking_free_objects).
+booking(words, i) := {booking_class(words)} if {
+	data.opafence.classify.verbs.booking_verbs[words[i]] == "verb"
+} else := {booking_class(words)} if {
+	data.opafence.classify.verbs.booking_verbs[words[i]] == "noun_verb"
+	verb_position(words, i)
+} else := set()
+
+booking_class(words) := "EXTERNAL_WRITE" if {
+	some w in words
+	data.opafence.classify.verbs.booking_free_objects[w]
+	not paid_booking(words)
+} else := "FINANCIAL"
+
+paid_booking(words) if {
+	some w in words
+	data.opafence.classify.verbs.booking_paid_objects[w]
+}
+
+booked(words) := {c |
+	some i, _ in words
+	some c in booking(words, i)
+}
+
+is_verb(words, i) if count(verb_classes(words, i)) > 0
+
+is_verb(words, i) if in_phrase(words, i)
+
+# "create_or_update": the three words are one upsert.
+in_upsert(words, i) if {
+	some j in {i, i - 1, i - 2}
+	j >= 0
+	j + 2 < count(words)
+	data.opafence.classify.verbs.upsert_phrases[concat("_", array.slice(words, j, j + 3))]
+}
+
+# METADATA
+# title: operations
+# description: |
+#   Per class, the kinds of action (operation_kinds) of the name's verbs of that class: a verb
+#   without a kind is its own kind, which no grant names. args may name the kind of a generic
+#   verb ("issue_write" with method "create").
+operations(words, args) := {c: kinds_of(words, args, c) | some c in classes(words)}
+
+kinds_of(words, args, c) := {kind_at(words, args, i) |
+	some i, _ in words
+	not in_upsert(words, i)
+	c in verb_classes(words, i)
+} | {"upsert" |
+	some i, _ in words
+	in_upsert(words, i)
+	c in verb_classes(words, i)
+}
+
+kind_at(words, args, i) := kind if {
+	data.opafence.classify.verbs.method_verbs[words[i]]
+	some k, v in args
+	data.opafence.classify.verbs.method_args[lower(k)]
+	is_string(v)
+	kind := object.get(data.opafence.classify.verbs.operation_kinds, lower(v), lower(v))
+} else := data.opafence.classify.verbs.operation_kinds[concat("_", [words[i], words[i + 1]])] if {
+	starts_phrase(words, i)
+} else := concat("_", [words[i], words[i + 1]]) if {
+	starts_phrase(words, i)
+} else := object.get(data.opafence.classify.verbs.operation_kinds, words[i], words[i])
+
+# METADATA
+# title: head_object
+# description: |
+#   What the name acts on: the object (object_words) of its last noun before a preposition
+#   ("add_issue_comment" -> comment, "create_issue_in_repo" -> issue, "merge_pull_request" ->
+#   pull_request), else the object its verb implies ("comment_on_issue" -> comment); "" when
+#   it names none, and "?word" for a noun no table knows.
+head_object(words) := object_at(words, max(nouns)) if {
+	nouns := noun_indices(words)
+	count(nouns) > 0
+} else := data.opafence.classify.verbs.implied_objects[words[0]] if {
+	count(words) > 0
+} else := ""
+
+name_end(words) := min({i |
+	some i, w in words
+	i > 0
+	data.opafence.classify.verbs.name_prepositions[w]
+} | {count(words)})
+
+noun_indices(words) := {i |
+	some i, w in words
+	i < name_end(words)
+	not is_verb(words, i)
+	not data.opafence.classify.verbs.name_qualifiers[w]
+	not regex.match(`^[0-9]+$`, w)
+}
+
+object_at(words, i) := data.opafence.classify.verbs.compound_objects[concat("_", [words[i - 1], words[i]])] if {
+	i > 0
+} else := data.opafence.classify.verbs.object_words[words[i]] if {
+	true
+} else := concat("", ["?", words[i]])

@@ -65,3 +65,67 @@ test_verb_table if {
 	report(bad)
 	count(bad) == 0
 }
+
+# --- what a name acts on, and how ------------------------------------------------------------------
+
+object_cases := [
+	{"words": ["create", "issue"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["add", "issue", "comment"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["add", "comment", "to", "issue"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "issue", "in", "repo"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["issues", "create"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "or", "update", "file"], "object": "file", "ops": {"EXTERNAL_WRITE": {"upsert"}}},
+	{"words": ["create", "pull", "request", "review"], "object": "review", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["update", "repository"], "object": "repository", "ops": {"EXTERNAL_WRITE": {"update"}}},
+	{"words": ["delete", "email"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["trash", "message"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["create", "event", "v2"], "object": "event", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["comment", "on", "issue"], "object": "comment", "ops": {"COMMUNICATION": {"create"}}},
+	{"words": ["create", "widget"], "object": "?widget", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge"], "object": "", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["approve", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"approve"}}},
+	{"words": ["send", "and", "archive"], "object": "", "ops": {"COMMUNICATION": {"send"}, "EXTERNAL_WRITE": {"close"}}},
+	{"words": ["check", "out"], "object": "", "ops": {"FINANCIAL": {"check_out"}}},
+	{"words": ["set", "up", "webhook"], "object": "webhook", "ops": {"EXTERNAL_WRITE": {"set_up"}, "PERMISSION_CHANGE": set()}},
+	{"words": ["book", "flight"], "object": "flight", "ops": {"FINANCIAL": {"create"}}},
+]
+
+test_head_object_and_operations if {
+	bad := [{"words": row.words, "object": o, "ops": ops} |
+		some row in object_cases
+		o := verbs.head_object(row.words)
+		ops := verbs.operations(row.words, {})
+		[o, ops] != [row.object, row.ops]
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+test_method_argument_names_the_kind if {
+	verbs.operations(["issue", "write"], {"method": "create"}) == {"EXTERNAL_WRITE": {"create"}}
+	verbs.operations(["issue", "write"], {"method": "update"}) == {"EXTERNAL_WRITE": {"update"}}
+	verbs.operations(["issue", "write"], {}) == {"EXTERNAL_WRITE": {"update"}}
+}
+
+booking_cases := [
+	{"words": ["book", "flight"], "want": {"FINANCIAL"}},
+	{"words": ["book", "hotel", "room"], "want": {"FINANCIAL"}},
+	{"words": ["book", "conference", "room"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["reserve", "table"], "want": {"FINANCIAL"}},
+	{"words": ["book", "meeting", "room"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["reserve", "slot"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["list", "books"], "want": {"READ"}},
+	{"words": ["get", "book"], "want": {"READ"}},
+	{"words": ["search", "and", "book"], "want": {"FINANCIAL"}},
+]
+
+test_bookings_spend_money if {
+	bad := [{"words": row.words, "got": got} |
+		some row in booking_cases
+		got := verbs.classes(row.words)
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
