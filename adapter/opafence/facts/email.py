@@ -10,6 +10,8 @@ any of these.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from typing import Any
@@ -289,3 +291,54 @@ def is_address_list(text: str) -> bool:
         if "<" not in p and bare != p.strip().strip("'\"") and not p.lower().startswith("mailto:"):
             return False
     return True
+
+
+# --- raw messages -------------------------------------------------------------------------------
+
+_HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,75}:")
+_ADDRESS_HEADERS = frozenset({"to", "cc", "bcc", "reply-to", "resent-to", "resent-cc", "resent-bcc"})
+_RAW_KEYS = frozenset({"raw", "mime", "raw_message", "message_raw", "rfc822", "eml", "mime_message"})
+_BASE64ISH = re.compile(r"^[A-Za-z0-9+/_=\-\s]{16,}$")
+MAX_RAW = 1 << 20
+
+
+def _header_block(text: str) -> list[str] | None:
+    """The header lines of an RFC 5322 message (continuations unfolded), or None when the text
+    does not start with a header block."""
+    text = text.lstrip("\r\n")
+    if not _HEADER_LINE.match(text):
+        return None
+    head = re.split(r"\r?\n\r?\n", text, maxsplit=1)[0]
+    lines: list[str] = []
+    for line in re.split(r"\r?\n", head):
+        if line[:1] in (" ", "\t") and lines:
+            lines[-1] += " " + line.strip()
+        elif _HEADER_LINE.match(line):
+            lines.append(line)
+        else:
+            return None
+    return lines or None
+
+
+def message_recipients(text: str, key: str) -> list[dict[str, Any]]:
+    """Recipients of a raw message passed as an argument (`raw: "To: a@x.com\r\nBcc: ..."`, or
+    base64url-encoded as Gmail's API takes it under `raw`): every To, Cc, Bcc, Reply-To and
+    Resent-* header. [] when the text is no such message."""
+    body = text[:MAX_RAW]
+    lines = _header_block(body) if ":" in body[:200] else None
+    if lines is None and key.lower() in _RAW_KEYS and _BASE64ISH.match(body[:4096]):
+        try:
+            compact = re.sub(r"\s+", "", body)
+            decoded = base64.urlsafe_b64decode(compact.replace("+", "-").replace("/", "_") + "==")
+            lines = _header_block(decoded.decode("utf-8", errors="replace"))
+        except (binascii.Error, ValueError):
+            lines = None
+    # Prose may start with "To: the team"; a message has a header block (two lines or more).
+    if not lines or (len(lines) < 2 and key.lower() not in _RAW_KEYS):
+        return []
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        name, _, value = line.partition(":")
+        if name.strip().lower() in _ADDRESS_HEADERS and value.strip():
+            out.extend(parse_recipients(value.strip(), name.strip().lower()))
+    return out[: MAX_RECIPIENTS + 1]

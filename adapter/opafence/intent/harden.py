@@ -267,7 +267,9 @@ def _check_targets(
             keep.append(pkg.strip())
     out.packages = keep
 
-    evidence_words = {t.norm for c in clauses for t in c.clause.tokens}
+    evidence_words = {t.norm for c in clauses for t in c.clause.tokens} | {
+        t.norm.split(".")[0] for c in clauses for t in c.clause.tokens if tx.is_domain(t.core)
+    }
     keep = []
     for tool in g.tools:
         m = _TOOL_GLOB.match(tool.strip().lower())

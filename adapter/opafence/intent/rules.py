@@ -302,11 +302,13 @@ def _service_at(obj: tuple[tx.Token, ...], k: int) -> str:
     nxt = obj[k + 1].norm if k + 1 < len(obj) and not obj[k + 1].literal and not t.trail else ""
     if norm in lx.DAY_SERVICES:
         # "for Monday", "on Monday", "by Monday's standup": a day; "the Monday board", "in Monday".
-        if t.possessive or prev in lx.DATE_CUES:
+        if t.possessive:
             return ""
-        return (
-            norm if nxt in lx.SERVICE_NOUNS or prev in lx.SERVICE_PREPOSITIONS - {"on", "to", "from"} else ""
-        )
+        if nxt in lx.SERVICE_NOUNS:
+            return norm
+        if prev in lx.DATE_CUES:
+            return ""
+        return norm if prev in lx.SERVICE_PREPOSITIONS - {"on", "to", "from"} else ""
     if prev in lx.SERVICE_PREPOSITIONS or prev in _BRANDS or nxt in lx.SERVICE_NOUNS:
         return norm
     return ""
@@ -324,6 +326,11 @@ def named_services(obj: tuple[tx.Token, ...]) -> list[str]:
 
 def _services(c: _Clause) -> list[str]:
     return sorted({f"mcp__{w}__*" for w in named_services(c.obj)})
+
+
+def _file_object(t: tx.Token) -> str:
+    """A file named by its path or its well-known name ("README.md", "the README") is a file."""
+    return "file" if tx.is_path_like(t.core) or t.norm in tx.KNOWN_FILES else ""
 
 
 def objects_of(obj: tuple[tx.Token, ...], lemma: str = "") -> list[str]:
@@ -356,14 +363,18 @@ def objects_of(obj: tuple[tx.Token, ...], lemma: str = "") -> list[str]:
         for k, t in enumerate(nouns):
             base = t.norm[:-2] if t.possessive else t.norm
             prev = nouns[k - 1].norm if k > 0 else ""
-            obj_name = lx.OBJECT_COMPOUNDS.get((prev, base)) or lx.OBJECT_NOUNS.get(base)
+            obj_name = lx.OBJECT_COMPOUNDS.get((prev, base)) or lx.OBJECT_NOUNS.get(base) or _file_object(t)
             if obj_name:
                 found.append(obj_name)
         if not found:
             continue
         head = nouns[-1].norm if nouns else ""
         prev = nouns[-2].norm if len(nouns) > 1 else ""
-        head_obj = lx.OBJECT_COMPOUNDS.get((prev, head)) or lx.OBJECT_NOUNS.get(head)
+        head_obj = (
+            lx.OBJECT_COMPOUNDS.get((prev, head))
+            or lx.OBJECT_NOUNS.get(head)
+            or (_file_object(nouns[-1]) if nouns else "")
+        )
         for o in [head_obj] if head_obj else found:
             if o not in out:
                 out.append(o)
@@ -403,15 +414,36 @@ def _grant(c: _Clause, cls: str, cap: str, **kw: object) -> DraftGrant:
 def _publish(c: _Clause) -> DraftGrant:
     """An external write bounded by the domains and services named, the things it acts on
     (hardening adds the kinds of action its verbs ask for) and the people it reaches."""
+    services = _services(c)
     return _grant(
         c,
         "EXTERNAL_WRITE",
         "publish",
-        domains=_domains(c.obj),
-        tools=_services(c),
+        # "the Monday.com board": the service's own domain names the service, not a site
+        domains=[d for d in _domains(c.obj) if f"mcp__{d.split('.')[0]}__*" not in services],
+        tools=services,
         recipients=_recipients(c),
         objects=objects_of(c.obj, c.lemma),
+        max_calls=_max_calls(c.clause.text) or _one(c),
     )
+
+
+def _one(c: _Clause) -> int | None:
+    """ "create an issue", "open one PR", "schedule a meeting": one new thing, so one call."""
+    if lx.OPERATION_OF.get(c.lemma) != "create":
+        return None
+    obj = [t for t in c.obj if not t.literal]
+    if not obj or obj[0].norm not in ("a", "an", "one", "single"):
+        return None
+    for t in obj[1:]:
+        if t.norm in lx.OBJECT_STOPS or t.norm in ("and", "or", "&", "plus") or t.trail.startswith(","):
+            break
+        if t.norm in ("few", "couple", "bunch", "list", "set", "number", "series", "lot", "batch", "pair"):
+            return None
+        base = t.norm[:-1] if t.norm.endswith("s") else ""
+        if base and lx.OBJECT_NOUNS.get(base) and lx.OBJECT_NOUNS.get(base) == lx.OBJECT_NOUNS.get(t.norm):
+            return None  # "a dozen issues": more than one
+    return 1
 
 
 def _access(c: _Clause) -> str:
@@ -616,6 +648,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         or (
             lem in ("create", "make", "open", "start", "rename", "delete")
             and words & {"branch", "commit", "tag"}
+            and not words & (_OPEN_OBJECTS - {"request"})
             and not _paths(obj)
         )
         or (lem == "check" and first == "out")

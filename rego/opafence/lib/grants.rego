@@ -257,9 +257,12 @@ runner_ok(g, _, _) if not g.capability in runner_caps
 
 runner_ok(g, a, ctx) if {
 	g.capability in runner_caps
-	roots := array.concat(object.get(ctx, "workspace", []), [object.get(ctx, "cwd", "")])
+	roots := [r | some r in array.concat(object.get(ctx, "workspace", []), [object.get(ctx, "cwd", "")]); r != ""]
 	every p in a.paths {
-		paths.under_any(p, [r | some r in roots; r != ""])
+		paths.under_any(p, roots)
+	}
+	every d in object.get(ctx, "run_dirs", set()) {
+		paths.under_any(d, roots)
 	}
 }
 

@@ -52,9 +52,32 @@ ctx := object.union(
 		"tool": input.call.tool,
 		"commands": object.get(input.facts, ["shell", "commands"], []),
 		"moved": moves,
+		"run_dirs": run_dirs,
 	},
 	mcp_ctx,
 )
+
+# METADATA
+# title: run_dirs
+# description: |
+#   Directories the call's commands may run in besides the working directory: the terminal's
+#   workdir and every cd / pushd target ("" for one not known: a bare cd, popd, an expansion).
+run_dirs contains p.path if {
+	some p in input.facts.paths
+	p.arg == "workdir"
+}
+
+run_dirs contains d if {
+	some c in object.get(input.facts, ["shell", "commands"], [])
+	c.name in {"cd", "pushd"}
+	some d in object.get(c, "operand_paths", [])
+}
+
+run_dirs contains "" if {
+	some c in object.get(input.facts, ["shell", "commands"], [])
+	c.name in {"cd", "pushd", "popd"}
+	count(object.get(c, "operand_paths", [])) == 0
+}
 
 # What an MCP tool's name acts on and how, and the access it gives (object and share grants).
 mcp_ctx := {"mcp": {

@@ -16,7 +16,19 @@ classes(words) := {"UNKNOWN"} if {
 	count(found(words) - {"READ"}) > 0
 } else := found(words)
 
-found(words) := (((named(words) | phrased(words)) | booked(words)) | escalated(words)) | unknown_verbs(words)
+found(words) := verb_found(words) | {"FINANCIAL"} if {
+	money_name(words)
+} else := verb_found(words)
+
+verb_found(words) := (((named(words) | phrased(words)) | booked(words)) | escalated(words)) | unknown_verbs(words)
+
+# "create_payment", "send_payment", "add_transfer": writing a payment is paying.
+money_name(words) if {
+	nouns := noun_indices(words)
+	count(nouns) > 0
+	data.opafence.classify.verbs.money_nouns[words[max(nouns)]]
+	count(((named(words) | phrased(words)) | booked(words)) - {"READ", "UNKNOWN"}) > 0
+}
 
 verb_position(_, 0)
 
