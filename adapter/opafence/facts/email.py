@@ -297,6 +297,9 @@ def is_address_list(text: str) -> bool:
 
 _HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,75}:")
 _ADDRESS_HEADERS = frozenset({"to", "cc", "bcc", "reply-to", "resent-to", "resent-cc", "resent-bcc"})
+_MESSAGE_HEADERS = frozenset(
+    {"from", "subject", "date", "message-id", "mime-version", "content-type", "sender"}
+)
 _RAW_KEYS = frozenset({"raw", "mime", "raw_message", "message_raw", "rfc822", "eml", "mime_message"})
 _BASE64ISH = re.compile(r"^[A-Za-z0-9+/_=\-\s]{16,}$")
 MAX_RAW = 1 << 20
@@ -333,8 +336,10 @@ def message_recipients(text: str, key: str) -> list[dict[str, Any]]:
             lines = _header_block(decoded.decode("utf-8", errors="replace"))
         except (binascii.Error, ValueError):
             lines = None
-    # Prose may start with "To: the team"; a message has a header block (two lines or more).
-    if not lines or (len(lines) < 2 and key.lower() not in _RAW_KEYS):
+    # Prose may start with "To: the team"; a message's header block has the headers every
+    # message has (an argument named raw, mime ... is a message whatever it holds).
+    names = {line.partition(":")[0].strip().lower() for line in lines or []}
+    if not lines or (key.lower() not in _RAW_KEYS and not names & _MESSAGE_HEADERS):
         return []
     out: list[dict[str, Any]] = []
     for line in lines:

@@ -102,6 +102,23 @@ def _merge_bounds(old: Bounds, new: DraftBounds, is_owner: bool, notes: list[Not
     return out
 
 
+_WRITE_CLASSES = ("LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE")
+
+
+def _widen_write_bounds(bounds: Bounds, grants: list[DraftGrant], notes: list[Note]) -> None:
+    """The owner's later request that names a file outside an earlier "only touch ..." ("now also
+    fix README.md") widens that bound by exactly that file: only the owner's words can."""
+    if not bounds.write_paths:
+        return
+    for g in grants:
+        if g.class_ not in _WRITE_CLASSES or g.capability == "commit":
+            continue
+        for p in g.paths:
+            if not any(p == b or p.startswith(b.rstrip("/") + "/") for b in bounds.write_paths):
+                bounds.write_paths.append(p)
+                notes.append(Note(g.evidence, "bound", f"the owner asked for {p}: writes there too"))
+
+
 def _lift_temporary(
     policy: TaskPolicy, grants: list[DraftGrant], message: int, notes: list[Note]
 ) -> list[Prohibition]:
@@ -281,6 +298,8 @@ def _merge(
 
     policy.read_only = policy.read_only or h.read_only
     policy.bounds = _merge_bounds(policy.bounds, h.bounds, is_owner, notes)
+    if previous is not None and is_owner and not h.bounds.write_paths:
+        _widen_write_bounds(policy.bounds, new_grants, notes)
     grants, dropped, more = hd.apply_narrowing(
         policy.grants,
         policy.prohibitions,

@@ -670,7 +670,15 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         "close",
         "schedule",
         "submit",
-    ) and (_services(c) or (words & lx.EXTERNAL_OBJECTS and (lem != "open" or words & _OPEN_OBJECTS))):
+    ) and (
+        _services(c)
+        or (
+            words & lx.EXTERNAL_OBJECTS
+            and (lem != "open" or words & _OPEN_OBJECTS)
+            # "add a note for the meeting to notes.md": a file, no service or site
+            and not (_paths(obj) and not _domains(obj))
+        )
+    ):
         return [_publish(c)]
 
     # deletion
@@ -847,6 +855,35 @@ def analyze(instruction: str) -> Analysis:
     return Analysis(instruction, toks, cls, modes)
 
 
+def _copy_to(
+    g: DraftGrant,
+    lem: str,
+    grants: list[DraftGrant],
+    cls: list[tx.Clause],
+    clause: tx.Clause,
+    instruction: str,
+) -> tuple[DraftGrant, DraftGrant] | None:
+    """ "Email the report to john@x.com and cc ann@y.com": one message with both, so the cc joins
+    the send of the clause before it in the same sentence (the quote spans both clauses)."""
+    if lem not in ("cc", "bcc") or g.class_ != "COMMUNICATION" or not grants:
+        return None
+    k = cls.index(clause)
+    prev = cls[k - 1] if k > 0 else None
+    last = grants[-1]
+    if prev is None or prev.sentence != clause.sentence or last.class_ != "COMMUNICATION":
+        return None
+    if not instruction[prev.start : prev.end].endswith(last.evidence):
+        return None
+    start = prev.end - len(last.evidence)
+    merged = last.model_copy(
+        update={
+            "evidence": instruction[start : clause.end],
+            "recipients": [*last.recipients, *(r for r in g.recipients if r not in last.recipients)],
+        }
+    )
+    return last, merged
+
+
 def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
     """The draft the owner's instruction asks for, and a note per clause for --explain."""
     instruction = split.instruction
@@ -880,6 +917,13 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                 purpose = clause.text
             continue
         for g in found:
+            joined = _copy_to(g, lem, grants, cls, clause, instruction)
+            if joined is not None:
+                grants[grants.index(joined[0])] = joined[1]
+                notes.append(
+                    Note(clause.text, "grant", f"{g.class_}/{g.capability}: joins the send before it")
+                )
+                continue
             grants.append(g)
             notes.append(Note(clause.text, "grant", f"{g.class_}/{g.capability}"))
         if not purpose:
