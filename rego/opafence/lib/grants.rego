@@ -261,9 +261,19 @@ runner_ok(g, a, ctx) if {
 	every p in a.paths {
 		paths.under_any(p, roots)
 	}
+	every p in runner_operands(a, ctx) {
+		paths.under_any(p, roots)
+	}
 	every d in object.get(ctx, "run_dirs", set()) {
 		paths.under_any(d, roots)
 	}
+}
+
+# Every operand of the runner's command as a path (its option values included: `--prefix DIR`).
+runner_operands(a, ctx) := {p |
+	some c in object.get(ctx, "commands", [])
+	c.argv == a.argv
+	some p in object.get(c, "operand_paths", [])
 }
 
 # --- literal commands ----------------------------------------------------------------------------
