@@ -258,7 +258,7 @@ def parse_recipients(text: str, field: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     # One past the bound is enough for the caller to see that there were too many.
     for p in split_addresses(text)[: MAX_RECIPIENTS + 1]:
-        mailto = _mailto_parts(p)
+        mailto = _mailto_parts(p) if "ailto:" in p or "AILTO:" in p.upper() else None
         if mailto is None:
             out.append(parse_address(p, field))
             continue
@@ -296,6 +296,15 @@ def is_address_list(text: str) -> bool:
 # --- raw messages -------------------------------------------------------------------------------
 
 _HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,75}:")
+_HEADER_START = re.compile(r"[\r\n]*[A-Za-z][A-Za-z0-9-]{0,75}:[^\n]*\n")
+
+
+def may_be_message(text: str, key: str) -> bool:
+    """Cheap first look: could `text` be a raw message (a header line first, or a raw-named key;
+    `key` lower-case)?"""
+    return key in _RAW_KEYS or ("\n" in text and bool(_HEADER_START.match(text)))
+
+
 _ADDRESS_HEADERS = frozenset({"to", "cc", "bcc", "reply-to", "resent-to", "resent-cc", "resent-bcc"})
 _MESSAGE_HEADERS = frozenset(
     {"from", "subject", "date", "message-id", "mime-version", "content-type", "sender"}
@@ -328,7 +337,7 @@ def message_recipients(text: str, key: str) -> list[dict[str, Any]]:
     base64url-encoded as Gmail's API takes it under `raw`): every To, Cc, Bcc, Reply-To and
     Resent-* header. [] when the text is no such message."""
     body = text[:MAX_RAW]
-    lines = _header_block(body) if ":" in body[:200] else None
+    lines = _header_block(body) if _HEADER_START.match(body) else None
     if lines is None and key.lower() in _RAW_KEYS and _BASE64ISH.match(body[:4096]):
         try:
             compact = re.sub(r"\s+", "", body)

@@ -7,6 +7,7 @@
 #   user named (run_command) also covers the other actions of that very command, run as named.
 package opafence.lib.grants
 
+import data.opafence.classify.mcp
 import data.opafence.lib.paths
 
 # Classes whose targets are files: a grant without paths covers the workspace only.
@@ -195,14 +196,19 @@ objects_ok(g, _) if count(g.objects) == 0
 
 objects_ok(g, ctx) if {
 	count(g.objects) > 0
-	ctx.mcp.object in {o | some o in g.objects}
+	mcp_tool(ctx)
+	mcp.head_object in {o | some o in g.objects}
 }
 
 objects_ok(g, ctx) if {
 	count(g.objects) > 0
-	not ctx.mcp
+	not mcp_tool(ctx)
 	count(g.domains) > 0
 }
+
+# What an MCP tool's name acts on and how is read from data.opafence.classify.mcp, only for
+# grants that ask (most calls never compute it).
+mcp_tool(ctx) if startswith(ctx.tool, "mcp__")
 
 # METADATA
 # title: operations_ok
@@ -214,7 +220,8 @@ operations_ok(g, _, _) if count(g.operations) == 0
 
 operations_ok(g, a, ctx) if {
 	count(g.operations) > 0
-	kinds := object.get(ctx.mcp.operations, a.class, set())
+	mcp_tool(ctx)
+	kinds := object.get(mcp.name_operations, a.class, set())
 	count(kinds) > 0
 	granted := {k | some o in g.operations; some k in data.opafence.classify.verbs.operation_covers[o]}
 	every k in kinds {
@@ -224,7 +231,7 @@ operations_ok(g, a, ctx) if {
 
 operations_ok(g, _, ctx) if {
 	count(g.operations) > 0
-	not ctx.mcp
+	not mcp_tool(ctx)
 	count(g.domains) > 0
 }
 
@@ -243,9 +250,10 @@ access_ok(g, a, _) if {
 access_ok(g, a, ctx) if {
 	a.class == "PERMISSION_CHANGE"
 	g.capability == "share"
-	ctx.mcp.open_grantee == false
+	mcp_tool(ctx)
+	mcp.open_grantee == false
 	granted := {l | some l in object.get(data.opafence.classify.mcp.access_covers, g.access, [])}
-	every level in ctx.mcp.access {
+	every level in mcp.access_levels {
 		level in granted
 	}
 }

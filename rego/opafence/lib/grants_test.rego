@@ -227,6 +227,11 @@ test_object_grants_table if {
 	count(bad) == 0
 }
 
-mcp_covered(row) if grants.covers(row.g, row.a, row.ctx)
+mcp_covered(row) if {
+	grants.covers(row.g, row.a, row.ctx) with data.opafence.classify.mcp.head_object as object.get(row.ctx, ["mcp", "object"], "")
+		with data.opafence.classify.mcp.name_operations as object.get(row.ctx, ["mcp", "operations"], {})
+		with data.opafence.classify.mcp.access_levels as object.get(row.ctx, ["mcp", "access"], set())
+		with data.opafence.classify.mcp.open_grantee as object.get(row.ctx, ["mcp", "open_grantee"], false)
+}
 
 else := false

@@ -15,7 +15,6 @@
 package opafence.task
 
 import data.opafence.classify
-import data.opafence.classify.mcp
 import data.opafence.lib.grants
 import data.opafence.lib.paths
 import data.opafence.lib.reason
@@ -44,18 +43,15 @@ read_only if policy.read_only == true
 # description: |
 #   What grant coverage needs besides the grant and the action: the workspace, the tool, the
 #   call's shell commands and whether the call changes directory (for literal commands), the
-#   directory it runs in (runners), and for an MCP tool what its name acts on and how.
-ctx := object.union(
-	{
-		"workspace": classify.workspace,
-		"cwd": object.get(input.host, "cwd", ""),
-		"tool": input.call.tool,
-		"commands": object.get(input.facts, ["shell", "commands"], []),
-		"moved": moves,
-		"run_dirs": run_dirs,
-	},
-	mcp_ctx,
-)
+#   directories it runs in (runners).
+ctx := {
+	"workspace": classify.workspace,
+	"cwd": object.get(input.host, "cwd", ""),
+	"tool": input.call.tool,
+	"commands": object.get(input.facts, ["shell", "commands"], []),
+	"moved": moves,
+	"run_dirs": run_dirs,
+}
 
 # METADATA
 # title: run_dirs
@@ -78,16 +74,6 @@ run_dirs contains "" if {
 	c.name in {"cd", "pushd", "popd"}
 	count(object.get(c, "operand_paths", [])) == 0
 }
-
-# What an MCP tool's name acts on and how, and the access it gives (object and share grants).
-mcp_ctx := {"mcp": {
-	"object": mcp.head_object,
-	"operations": mcp.name_operations,
-	"access": mcp.access_levels,
-	"open_grantee": mcp.open_grantee,
-}} if {
-	mcp.is_mcp
-} else := {}
 
 # A cd, pushd or popd anywhere in the call: later commands may run in another directory.
 default moves := false

@@ -37,16 +37,21 @@ words := [lower(w) | some w in input.facts.tool.mcp.words] if {
 #   write to that host, covered only by a grant that names it.
 actions contains action.make(c, object.union(data.opafence.classify.fact_targets(c), extra(c))) if {
 	is_mcp
-	some c in verbs.classes(words)
+	some c in name_classes
 }
+
+# METADATA
+# title: name_classes
+# description: The classes the tool name's verbs give (verbs.classes).
+name_classes := verbs.classes(words)
 
 actions contains action.make("EXTERNAL_WRITE", {
 	"domains": destination_hosts, "egress": true, "why": "a URL the service will call",
 	"named": {"domains"},
 }) if {
 	is_mcp
-	count(verbs.classes(words) - {"READ", "UNKNOWN"}) > 0
 	count(destination_hosts) > 0
+	count(name_classes - {"READ", "UNKNOWN"}) > 0
 }
 
 extra(c) := {"egress": true, "caps": caps_of(c), "named": named_of(c)}
@@ -71,7 +76,7 @@ head_object := verbs.head_object(words) if is_mcp
 # METADATA
 # title: name_operations
 # description: Per class, the kinds of action of the tool's verbs (verbs.operations), for object grants.
-name_operations := verbs.operations(words, object.get(input.call, "args", {})) if is_mcp
+name_operations := verbs.operations(words, object.get(input.call, "args", {}), name_classes) if is_mcp
 
 # METADATA
 # title: destination_hosts

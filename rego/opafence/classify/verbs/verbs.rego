@@ -10,24 +10,28 @@ package opafence.classify.verbs
 # METADATA
 # title: classes
 # description: The risk classes words name; {"UNKNOWN"} when they name no known verb.
-classes(words) := {"UNKNOWN"} if {
-	count(found(words)) == 0
-} else := found(words) - {"READ"} if {
-	count(found(words) - {"READ"}) > 0
-} else := found(words)
+classes(words) := pick(found(words))
 
-found(words) := verb_found(words) | {"FINANCIAL"} if {
-	money_name(words)
-} else := verb_found(words)
+pick(f) := {"UNKNOWN"} if {
+	count(f) == 0
+} else := f - {"READ"} if {
+	count(f - {"READ"}) > 0
+} else := f
 
-verb_found(words) := (((named(words) | phrased(words)) | booked(words)) | escalated(words)) | unknown_verbs(words)
+found(words) := with_money(words, ((named(words) | phrased(words)) | booked(words)))
+
+with_money(words, verbs) := ((verbs | escalated(words, verbs)) | unknown_verbs(words)) | {"FINANCIAL"} if {
+	money_name(words, verbs)
+} else := (verbs | escalated(words, verbs)) | unknown_verbs(words)
 
 # "create_payment", "send_payment", "add_transfer": writing a payment is paying.
-money_name(words) if {
+money_name(words, verbs) if {
+	some w in words
+	data.opafence.classify.verbs.money_nouns[w]
+	count(verbs - {"READ", "UNKNOWN"}) > 0
 	nouns := noun_indices(words)
 	count(nouns) > 0
 	data.opafence.classify.verbs.money_nouns[words[max(nouns)]]
-	count(((named(words) | phrased(words)) | booked(words)) - {"READ", "UNKNOWN"}) > 0
 }
 
 verb_position(_, 0)
@@ -72,10 +76,10 @@ phrased(words) := {c |
 }
 
 # A write verb beside a noun such as "permissions", "role" or "token" changes who may do what.
-escalated(words) := {"PERMISSION_CHANGE"} if {
+escalated(words, verbs) := {"PERMISSION_CHANGE"} if {
 	some w in words
 	data.opafence.classify.verbs.permission_nouns[w]
-	count(((named(words) | phrased(words)) | booked(words)) - {"READ", "UNKNOWN"}) > 0
+	count(verbs - {"READ", "UNKNOWN"}) > 0
 } else := set()
 
 # "read_and_frobnicate": the second verb is unknown, so the name is not known to be a read.
@@ -143,7 +147,7 @@ in_upsert(words, i) if {
 #   Per class, the kinds of action (operation_kinds) of the name's verbs of that class: a verb
 #   without a kind is its own kind, which no grant names. args may name the kind of a generic
 #   verb ("issue_write" with method "create").
-operations(words, args) := {c: kinds_of(words, args, c) | some c in classes(words)}
+operations(words, args, classes) := {c: kinds_of(words, args, c) | some c in classes}
 
 kinds_of(words, args, c) := {kind_at(words, args, i) |
 	some i, _ in words
@@ -188,8 +192,9 @@ name_end(words) := min({i |
 } | {count(words)})
 
 noun_indices(words) := {i |
+	end := name_end(words)
 	some i, w in words
-	i < name_end(words)
+	i < end
 	not is_verb(words, i)
 	not data.opafence.classify.verbs.name_qualifiers[w]
 	not regex.match(`^[0-9]+$`, w)
