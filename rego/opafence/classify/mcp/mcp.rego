@@ -71,12 +71,14 @@ named_of(c) := {"recipients"} if {
 # METADATA
 # title: head_object
 # description: What the tool's name acts on (verbs.head_object), for object grants.
-head_object := verbs.head_object(words) if is_mcp
+head_object := verbs.head_object(words, verb_map) if is_mcp
+
+verb_map := verbs.verb_map(words)
 
 # METADATA
 # title: name_operations
 # description: Per class, the kinds of action of the tool's verbs (verbs.operations), for object grants.
-name_operations := verbs.operations(words, object.get(input.call, "args", {}), name_classes) if is_mcp
+name_operations := verbs.operations(words, object.get(input.call, "args", {}), name_classes, verb_map) if is_mcp
 
 # METADATA
 # title: destination_hosts

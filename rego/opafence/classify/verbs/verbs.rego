@@ -29,7 +29,7 @@ money_name(words, verbs) if {
 	some w in words
 	data.opafence.classify.verbs.money_nouns[w]
 	count(verbs - {"READ", "UNKNOWN"}) > 0
-	nouns := noun_indices(words)
+	nouns := noun_indices(words, verb_map(words))
 	count(nouns) > 0
 	data.opafence.classify.verbs.money_nouns[words[max(nouns)]]
 }
@@ -125,13 +125,10 @@ paid_booking(words) if {
 }
 
 booked(words) := {c |
-	some i, _ in words
+	some i, w in words
+	data.opafence.classify.verbs.booking_verbs[w]
 	some c in booking(words, i)
 }
-
-is_verb(words, i) if count(verb_classes(words, i)) > 0
-
-is_verb(words, i) if in_phrase(words, i)
 
 # "create_or_update": the three words are one upsert.
 in_upsert(words, i) if {
@@ -147,17 +144,33 @@ in_upsert(words, i) if {
 #   Per class, the kinds of action (operation_kinds) of the name's verbs of that class: a verb
 #   without a kind is its own kind, which no grant names. args may name the kind of a generic
 #   verb ("issue_write" with method "create").
-operations(words, args, classes) := {c: kinds_of(words, args, c) | some c in classes}
+operations(words, args, classes, vm) := {c: kinds_of(words, args, c, vm) | some c in classes}
 
-kinds_of(words, args, c) := {kind_at(words, args, i) |
+kinds_of(words, args, c, vm) := {kind_at(words, args, i) |
 	some i, _ in words
+	c in vm[i].classes
 	not in_upsert(words, i)
-	c in verb_classes(words, i)
 } | {"upsert" |
 	some i, _ in words
+	c in vm[i].classes
 	in_upsert(words, i)
-	c in verb_classes(words, i)
 }
+
+# METADATA
+# title: verb_map
+# description: |
+#   Per word of the name, the classes it gives as a verb and whether it is a verb there (a word
+#   of a two-word verb is): computed once, for head_object and operations.
+verb_map(words) := {i: {"classes": cs, "verb": verbish(cs, words, i)} |
+	some i, _ in words
+	cs := verb_classes(words, i)
+}
+
+verbish(cs, words, i) if count(cs) > 0
+
+else if in_phrase(words, i)
+
+else := false
 
 kind_at(words, args, i) := kind if {
 	data.opafence.classify.verbs.method_verbs[words[i]]
@@ -178,8 +191,8 @@ kind_at(words, args, i) := kind if {
 #   ("add_issue_comment" -> comment, "create_issue_in_repo" -> issue, "merge_pull_request" ->
 #   pull_request), else the object its verb implies ("comment_on_issue" -> comment); "" when
 #   it names none, and "?word" for a noun no table knows.
-head_object(words) := object_at(words, max(nouns)) if {
-	nouns := noun_indices(words)
+head_object(words, vm) := object_at(words, max(nouns)) if {
+	nouns := noun_indices(words, vm)
 	count(nouns) > 0
 } else := data.opafence.classify.verbs.implied_objects[words[0]] if {
 	count(words) > 0
@@ -191,11 +204,11 @@ name_end(words) := min({i |
 	data.opafence.classify.verbs.name_prepositions[w]
 } | {count(words)})
 
-noun_indices(words) := {i |
+noun_indices(words, vm) := {i |
 	end := name_end(words)
 	some i, w in words
 	i < end
-	not is_verb(words, i)
+	not vm[i].verb
 	not data.opafence.classify.verbs.name_qualifiers[w]
 	not regex.match(`^[0-9]+$`, w)
 }

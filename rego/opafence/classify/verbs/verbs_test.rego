@@ -94,8 +94,9 @@ object_cases := [
 test_head_object_and_operations if {
 	bad := [{"words": row.words, "object": o, "ops": ops} |
 		some row in object_cases
-		o := verbs.head_object(row.words)
-		ops := verbs.operations(row.words, {}, verbs.classes(row.words))
+		vm := verbs.verb_map(row.words)
+		o := verbs.head_object(row.words, vm)
+		ops := verbs.operations(row.words, {}, verbs.classes(row.words), vm)
 		[o, ops] != [row.object, row.ops]
 	]
 	report(bad)
@@ -103,9 +104,9 @@ test_head_object_and_operations if {
 }
 
 test_method_argument_names_the_kind if {
-	verbs.operations(["issue", "write"], {"method": "create"}, {"EXTERNAL_WRITE"}) == {"EXTERNAL_WRITE": {"create"}}
-	verbs.operations(["issue", "write"], {"method": "update"}, {"EXTERNAL_WRITE"}) == {"EXTERNAL_WRITE": {"update"}}
-	verbs.operations(["issue", "write"], {}, {"EXTERNAL_WRITE"}) == {"EXTERNAL_WRITE": {"update"}}
+	verbs.operations(["issue", "write"], {"method": "create"}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"create"}}
+	verbs.operations(["issue", "write"], {"method": "update"}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"update"}}
+	verbs.operations(["issue", "write"], {}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"update"}}
 }
 
 booking_cases := [
