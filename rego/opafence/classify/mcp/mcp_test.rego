@@ -137,8 +137,53 @@ test_share_caps if {
 	a.caps == {"share"}
 }
 
-test_head_object_and_operations_of_the_tool if {
-	inp := with_args(mcp_input("mcp__github__issue_write", ["issue", "write"], {}), {"method": "create"})
-	mcp.head_object == "issue" with input as inp
-	mcp.name_operations == {"EXTERNAL_WRITE": {"create"}} with input as inp
+# --- what a name acts on, and how ------------------------------------------------------------------
+
+object_cases := [
+	{"words": ["create", "issue"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["add", "issue", "comment"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["add", "comment", "to", "issue"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "issue", "in", "repo"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["issues", "create"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "or", "update", "file"], "object": "file", "ops": {"EXTERNAL_WRITE": {"upsert"}}},
+	{"words": ["create", "pull", "request", "review"], "object": "review", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["update", "repository"], "object": "repository", "ops": {"EXTERNAL_WRITE": {"update"}}},
+	{"words": ["delete", "email"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["trash", "message"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["create", "event", "v2"], "object": "event", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["comment", "on", "issue"], "object": "comment", "ops": {"COMMUNICATION": {"create"}}},
+	{"words": ["create", "widget"], "object": "?widget", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge"], "object": "", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["approve", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"approve"}}},
+	{"words": ["send", "and", "archive"], "object": "", "ops": {"COMMUNICATION": {"send"}, "EXTERNAL_WRITE": {"close"}}},
+	{"words": ["check", "out"], "object": "", "ops": {"FINANCIAL": {"check_out"}}},
+	{"words": ["set", "up", "webhook"], "object": "webhook", "ops": {"EXTERNAL_WRITE": {"set_up"}}},
+	{"words": ["book", "flight"], "object": "flight", "ops": {"FINANCIAL": {"create"}}},
+]
+
+tool_of(words) := concat("", ["mcp__x__", concat("_", words)])
+
+test_head_object_and_operations if {
+	bad := [{"words": row.words, "object": o, "ops": ops} |
+		some row in object_cases
+		inp := mcp_input(tool_of(row.words), row.words, {})
+		o := mcp.head_object with input as inp
+		ops := mcp.name_operations with input as inp
+		[o, ops] != [row.object, row.ops]
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+test_method_argument_names_the_kind if {
+	inp := mcp_input("mcp__github__issue_write", ["issue", "write"], {})
+	mcp.head_object == "issue" with input as with_args(inp, {"method": "create"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"create"}} with input as with_args(inp, {"method": "create"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"update"}} with input as with_args(inp, {"method": "update"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"update"}} with input as inp
+}
+
+test_no_mcp_no_object if {
+	mcp.head_object == "" with input as {"call": {"tool": "terminal", "args": {}}, "facts": {"tool": {}}}
 }

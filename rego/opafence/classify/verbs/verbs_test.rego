@@ -66,48 +66,7 @@ test_verb_table if {
 	count(bad) == 0
 }
 
-# --- what a name acts on, and how ------------------------------------------------------------------
-
-object_cases := [
-	{"words": ["create", "issue"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["merge", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"merge"}}},
-	{"words": ["add", "issue", "comment"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["add", "comment", "to", "issue"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["create", "issue", "in", "repo"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["issues", "create"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["create", "or", "update", "file"], "object": "file", "ops": {"EXTERNAL_WRITE": {"upsert"}}},
-	{"words": ["create", "pull", "request", "review"], "object": "review", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["update", "repository"], "object": "repository", "ops": {"EXTERNAL_WRITE": {"update"}}},
-	{"words": ["delete", "email"], "object": "message", "ops": {"DELETE": {"delete"}}},
-	{"words": ["trash", "message"], "object": "message", "ops": {"DELETE": {"delete"}}},
-	{"words": ["create", "event", "v2"], "object": "event", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["comment", "on", "issue"], "object": "comment", "ops": {"COMMUNICATION": {"create"}}},
-	{"words": ["create", "widget"], "object": "?widget", "ops": {"EXTERNAL_WRITE": {"create"}}},
-	{"words": ["merge"], "object": "", "ops": {"EXTERNAL_WRITE": {"merge"}}},
-	{"words": ["approve", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"approve"}}},
-	{"words": ["send", "and", "archive"], "object": "", "ops": {"COMMUNICATION": {"send"}, "EXTERNAL_WRITE": {"close"}}},
-	{"words": ["check", "out"], "object": "", "ops": {"FINANCIAL": {"check_out"}}},
-	{"words": ["set", "up", "webhook"], "object": "webhook", "ops": {"EXTERNAL_WRITE": {"set_up"}, "PERMISSION_CHANGE": set()}},
-	{"words": ["book", "flight"], "object": "flight", "ops": {"FINANCIAL": {"create"}}},
-]
-
-test_head_object_and_operations if {
-	bad := [{"words": row.words, "object": o, "ops": ops} |
-		some row in object_cases
-		vm := verbs.verb_map(row.words)
-		o := verbs.head_object(row.words, vm)
-		ops := verbs.operations(row.words, {}, verbs.classes(row.words), vm)
-		[o, ops] != [row.object, row.ops]
-	]
-	report(bad)
-	count(bad) == 0
-}
-
-test_method_argument_names_the_kind if {
-	verbs.operations(["issue", "write"], {"method": "create"}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"create"}}
-	verbs.operations(["issue", "write"], {"method": "update"}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"update"}}
-	verbs.operations(["issue", "write"], {}, {"EXTERNAL_WRITE"}, verbs.verb_map(["issue", "write"])) == {"EXTERNAL_WRITE": {"update"}}
-}
+# --- bookings -------------------------------------------------------------------------------------
 
 booking_cases := [
 	{"words": ["book", "flight"], "want": {"FINANCIAL"}},
