@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from opafence.audit_keys import AuditKeyError, AuditKeys, keys_for, signature_ok
+from opafence.paths import write_all, write_private_file
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -354,7 +355,7 @@ class AuditLog:
     def _write_head(self, head: Head) -> None:
         data = canonical(head.to_json())
         if len(data) >= HEAD_SIZE:
-            _write_private(self.head_path, data)
+            write_private_file(self.head_path, data, durable=False)
             return
         fd = self._head_fd
         if fd is not None and os.fstat(fd).st_nlink == 0:  # replaced or removed under us
@@ -386,11 +387,11 @@ class AuditLog:
         if tip.seq == 0:
             entry["chain"] = tip.chain
             chain_marker(self.path).parent.mkdir(mode=0o700, exist_ok=True)
-            _write_private(chain_marker(self.path), tip.chain.encode())
+            write_private_file(chain_marker(self.path), tip.chain.encode(), durable=False)
         entry["hash"] = line_hash(entry)
         entry["sig"] = keys.sign(entry["hash"].encode())
         fd = self._log_descriptor(tip.ino)
-        _write_all(fd, canonical(entry) + b"\n")
+        write_all(fd, canonical(entry) + b"\n")
         st = os.fstat(fd)
         head = Head(tip.chain, entry["seq"], entry["hash"], tip.base, entry["time"], keys.kid)
         self._write_head(replace(head, sig=keys.sign(head.signed_bytes())))
@@ -431,7 +432,7 @@ class AuditLog:
                 tip = _Tip(ino, size, int(last["seq"]), str(last["hash"]), chain, base)
             previous_chain = read_chain_marker(self.path)
             if head is None:
-                _write_private(chain_marker(self.path), chain.encode())
+                write_private_file(chain_marker(self.path), chain.encode(), durable=False)
             record = {
                 "event": "reseal",
                 "previous_chain": previous_chain,
@@ -469,7 +470,7 @@ class AuditLog:
         side = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
         fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            _write_all(fd, data[pos:])
+            write_all(fd, data[pos:])
         finally:
             os.close(fd)
         os.truncate(self.path, pos)
@@ -500,30 +501,12 @@ class AuditLog:
         return list(reversed(out))
 
 
-def _write_private(path: Path, data: bytes) -> None:
-    """Replace a small file atomically (rename); no fsync: the log itself is not fsynced either."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
 def _is_entry(line: bytes) -> bool:
     try:
         entry = json.loads(line)
     except ValueError:
         return False
     return isinstance(entry, dict) and "seq" in entry and "hash" in entry
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
 
 
 def _last_line(path: Path) -> str | None:

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from opafence.config import Config, ConfigError, load_config
 from opafence.errors import BridgeError
@@ -82,16 +83,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+def _call_args(raw: str) -> dict[str, Any] | None:
+    """--args as a JSON object (the tool's arguments), or None after saying what is wrong."""
+    try:
+        call_args = json.loads(raw)
+    except json.JSONDecodeError as e:
+        print(f"opafence: --args is not valid JSON: {e.msg} at column {e.colno}", file=sys.stderr)
+        return None
+    if not isinstance(call_args, dict):
+        print("opafence: --args must be a JSON object (the tool's arguments)", file=sys.stderr)
+        return None
+    return call_args
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     from opafence.explain import explain_call, render
 
-    try:
-        call_args = json.loads(args.args)
-    except json.JSONDecodeError as e:
-        print(f"opafence: --args is not valid JSON: {e.msg} at column {e.colno}", file=sys.stderr)
-        return 2
-    if not isinstance(call_args, dict):
-        print("opafence: --args must be a JSON object", file=sys.stderr)
+    call_args = _call_args(args.args)
+    if call_args is None:
         return 2
     config = _load(args)
     with tempfile.TemporaryDirectory(prefix="opafence-explain-") as scratch:
@@ -138,13 +147,8 @@ def cmd_facts(args: argparse.Namespace) -> int:
     from opafence.facts import build_facts
     from opafence.inputs import facts_context
 
-    try:
-        call_args = json.loads(args.args)
-    except json.JSONDecodeError as e:
-        print(f"opafence: --args is not valid JSON: {e}", file=sys.stderr)
-        return 2
-    if not isinstance(call_args, dict):
-        print("opafence: --args must be a JSON object (the tool's arguments)", file=sys.stderr)
+    call_args = _call_args(args.args)
+    if call_args is None:
         return 2
     facts = build_facts(args.tool, call_args, facts_context(Host()))
     sys.stdout.write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")

@@ -5,7 +5,9 @@ environment variables overriding single top-level keys. Read once at start."""
 
 from __future__ import annotations
 
+import difflib
 import os
+import typing
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -377,12 +379,40 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(explicit).expanduser() if explicit else state_dir() / "config.yaml"
 
 
+def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The config model a location points into (list indexes and dict keys skipped)."""
+    model: type[BaseModel] | None = Config
+    for part in loc:
+        if model is None:
+            return None
+        if isinstance(part, int) or part not in model.model_fields:
+            if isinstance(part, int) or model is not Config:
+                continue  # an item of a list or a dict of models: same model below
+            return None
+        annotation = model.model_fields[part].annotation
+        candidates = [annotation, *typing.get_args(annotation)]
+        for arg in list(candidates):
+            candidates += typing.get_args(arg)
+        model = next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+    return model
+
+
+def _suggestion(loc: tuple[int | str, ...]) -> str:
+    """' (did you mean 'mode'?)' for a misspelled key, or ''."""
+    model = _model_at(loc[:-1])
+    if model is None or not isinstance(loc[-1], str):
+        return ""
+    known = [f.alias or name for name, f in model.model_fields.items()]
+    close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def _describe(err: ValidationError, source: str) -> str:
     lines = []
     for e in err.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         if e["type"] == "extra_forbidden":
-            lines.append(f"{source}: unknown key '{key}'")
+            lines.append(f"{source}: unknown key '{key}'{_suggestion(tuple(e['loc']))}")
         else:
             lines.append(f"{source}: {key}: {e['msg']}")
     return "; ".join(lines)

@@ -36,6 +36,7 @@ class Decision(BaseModel):
     classes: list[str]
     monitor: Monitor | None = None
     grants: list[str] = []  # grant ids that cover the call (for per-grant max_calls)
+    ingests: list[str] = []  # kinds of untrusted content the call brings in once it has run
 
     def summary(self) -> str:
         """One line a person can read: the verdict and why."""

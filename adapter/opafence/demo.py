@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -122,7 +123,7 @@ class Row:
     step: Step
     attended: str
     unattended: str
-    why: str
+    why: list[str]  # the attended decision's reasons, "message [CODE]" each
 
 
 def _judge_all(bridge: Bridge, config: Config, workdir: str) -> list[Row]:
@@ -136,11 +137,11 @@ def _judge_all(bridge: Bridge, config: Config, workdir: str) -> list[Row]:
         ),
     }
     for n, sc in enumerate(SCENARIOS, 1):
-        verdicts: dict[str, list[tuple[str, str]]] = {}
+        verdicts: dict[str, list[tuple[str, list[str]]]] = {}
         for label, host in hosts.items():
             judge = Judge(bridge, host, config)
             state: TaskState = judge.open_task(f"demo-{label}-{n}", sc.message)
-            out: list[tuple[str, str]] = []
+            out: list[tuple[str, list[str]]] = []
             try:
                 for step in sc.steps:
                     judged = judge.judge(state, step.tool, step.args, assume_executed=False)
@@ -149,13 +150,9 @@ def _judge_all(bridge: Bridge, config: Config, workdir: str) -> list[Row]:
                         d.verdict == "ask" and step.approve_once and label == "attended"
                     )
                     if ran:
-                        state.session.record_execution(
-                            step.tool, judged.facts, d.classes, host.workspace, grants=d.grants
-                        )
-                    why = (
-                        "; ".join(f"{r.message} [{r.code}]" for r in d.reasons) or "within the task's grants"
-                    )
-                    shown = d.verdict + (" -> approved once" if ran and d.verdict == "ask" else "")
+                        state.session.record_execution(step.tool, judged.facts, d)
+                    why = [f"{r.message} [{r.code}]" for r in d.reasons] or ["within the task's grants"]
+                    shown = d.verdict + (", approved once" if ran and d.verdict == "ask" else "")
                     out.append((shown, why))
             finally:
                 judge.close_task(state)
@@ -173,17 +170,50 @@ def _judge_all(bridge: Bridge, config: Config, workdir: str) -> list[Row]:
     return rows
 
 
-def render(rows: list[Row]) -> str:
+LEGEND = [
+    "Each step is one tool call the agent tries, judged twice:",
+    "  attended    someone at the Hermes CLI can answer an approval prompt (ask = the prompt)",
+    "  unattended  nobody can (cron, --yolo, hermes -z): an ask becomes a block",
+    "Below each step: why, in the words the agent and the person see.",
+]
+
+
+def _width() -> int:
+    return max(80, min(140, shutil.get_terminal_size((110, 24)).columns))
+
+
+def _table(header: list[str], rows: list[tuple[list[str], list[str]]], width: int) -> list[str]:
+    """Columns as wide as their widest cell; each row's notes wrapped to the width below it."""
+    widths = [max(len(r[i]) for r in [header, *(cells for cells, _ in rows)]) for i in range(len(header))]
+    lines = ["   " + "  ".join(f"{c:<{w}}" for c, w in zip(header, widths, strict=True)).rstrip()]
+    for cells, notes in rows:
+        lines.append("   " + "  ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)).rstrip())
+        for note in notes:
+            lines += textwrap.wrap(note, width - 3, initial_indent="      - ", subsequent_indent="        ")
+    return lines
+
+
+def render(rows: list[Row], width: int | None = None) -> str:
+    width = width or _width()
     lines: list[str] = []
-    current = ""
-    for r in rows:
-        if r.scenario != current:
-            current = r.scenario
-            sc = next(s for s in SCENARIOS if s.title == current)
-            lines += ["", f"== {current}", f'   user: "{sc.message}"']
-            lines.append(f"   {'call':<44} {'attended':<22} {'unattended':<10} why")
-        call = f"{r.step.tool.replace('mcp__gmail__', 'gmail.')}: {r.step.note}"
-        lines.append(f"   {call[:44]:<44} {r.attended:<22} {r.unattended:<10} {r.why}")
+    for n, sc in enumerate(SCENARIOS, 1):
+        mine = [r for r in rows if r.scenario == sc.title]
+        if not mine:
+            continue
+        lines += ["", f"{n}. {sc.title}", f'   The user says: "{sc.message}"', ""]
+        table = [
+            (
+                [
+                    f"{i}. {r.step.note}",
+                    r.step.tool.replace("mcp__gmail__", "gmail."),
+                    r.attended,
+                    r.unattended,
+                ],
+                r.why,
+            )
+            for i, r in enumerate(mine, 1)
+        ]
+        lines += _table(["step", "tool", "attended", "unattended"], table, width)
     return "\n".join(lines)
 
 
@@ -191,8 +221,14 @@ def run_demo(hermes: bool = False) -> int:
     if hermes:
         return run_hermes_demo()
     config = Config()
-    print("opafence demo: offline, embedded defaults, real OPA. Email in the demo is mock MCP tools.")
-    print(f"The injected email says: {INJECTION!r}")
+    print("opafence demo: offline, on the embedded defaults, with a real OPA. The email tools are mock")
+    print("MCP tools named like a Gmail server (Hermes 0.19.0 has no email tool of its own).")
+    print()
+    print("One email in the inbox carries a prompt injection:")
+    for para in INJECTION.split("\n"):
+        print("\n".join(textwrap.wrap(para, 90, initial_indent="   | ", subsequent_indent="   | ")) or "   |")
+    print()
+    print("\n".join(LEGEND))
     with tempfile.TemporaryDirectory(prefix="opafence-demo-") as tmp:
         bridge = Bridge(config, Path(tmp) / "state")
         bridge.start()
@@ -249,7 +285,7 @@ HERMES_SCRIPT = textwrap.dedent(
                                                    session_id=session, tool_call_id=f"c{n}-{i}")
             err = json.loads(out).get("error") if out.startswith("{") else None
             print(json.dumps({"scenario": sc["title"], "note": step["note"], "ran": len(ran) > before,
-                              "result": (err or "ok")[:160]}), flush=True)
+                              "result": (err or "ok")[:600]}), flush=True)
     fence.close()
     """
 )
@@ -295,13 +331,15 @@ def run_hermes_demo() -> int:
     if proc.returncode != 0:
         print(proc.stderr[-2000:], file=sys.stderr)
         return 1
-    print("opafence demo through real Hermes 0.19.0 dispatch (throwaway HERMES_HOME, mock Gmail MCP tools)")
-    current = ""
-    for raw in proc.stdout.splitlines():
-        row = json.loads(raw)
-        if row["scenario"] != current:
-            current = row["scenario"]
-            print(f"\n== {current}")
-        ran = "RAN    " if row["ran"] else "stopped"
-        print(f"   {row['note'][:40]:<40} {ran} {row['result']}")
+    print("opafence demo through real Hermes 0.19.0 dispatch (a throwaway HERMES_HOME, mock Gmail MCP")
+    print("tools, an attended CLI session whose user approves only the step marked so).")
+    results = [json.loads(raw) for raw in proc.stdout.splitlines()]
+    for n, sc in enumerate(SCENARIOS, 1):
+        mine = [r for r in results if r["scenario"] == sc.title]
+        print(f'\n{n}. {sc.title}\n   The user says: "{sc.message}"\n')
+        table = [
+            ([f"{i}. {r['note']}", "ran" if r["ran"] else "stopped"], [r["result"]])
+            for i, r in enumerate(mine, 1)
+        ]
+        print("\n".join(_table(["step", "the tool"], table, _width())))
     return 0

@@ -5,13 +5,12 @@ from __future__ import annotations
 import logging
 import os
 import stat
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from opafence.audit import AuditLog
-from opafence.config import Config, ConfigError, load_config
+from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.errors import BridgeError
 from opafence.host import Host
 from opafence.inputs import decision_input
@@ -147,14 +146,43 @@ def report_other_deciders(state: Path) -> None:
         _line(True, "other plugins deciding tool calls", "none")
 
 
+INSTALL_OPA = (
+    "install opa 1.22.3 (a release binary from the Open Policy Agent project on PATH, your package "
+    "manager, or `go install github.com/open-policy-agent/opa@v1.22.3`), or name it with "
+    "OPAFENCE_OPA_BIN or opa.binary in the config"
+)
+
+
+def _skip(what: str, why: str) -> None:
+    print(f"[skip] {what}: {why}")
+
+
 def run_doctor(config_file: Path | None = None) -> int:
+    """Every check, one plain line each; never a traceback (an unexpected error is a FAIL line)."""
+    try:
+        failures = _run_doctor(config_file)
+    except Exception as e:  # a bug or a broken machine: say so in plain words
+        _line(False, "doctor", f"stopped on an unexpected error: {type(e).__name__}: {e}")
+        failures = 1
+    # On stdout after the lines it sums up (stderr would overtake a piped stdout).
+    print("opafence doctor: " + ("all good" if not failures else f"{failures} problem(s)"), flush=True)
+    return 0 if not failures else 1
+
+
+def _run_doctor(config_file: Path | None) -> int:
     failures = 0
+    where = config_file or config_path()
     try:
         config: Config = load_config(config_file)
-        _line(True, "config", str(config_file or "defaults / $OPAFENCE_CONFIG"))
+        if where.exists():
+            _line(True, "config", f"{where}")
+        else:
+            _line(True, "config", f"no file at {where}; the defaults apply")
     except ConfigError as e:
-        _line(False, "config", str(e))
-        return 1
+        _line(False, "config", f"{e}. Until it is fixed, the plugin blocks every tool call and says why.")
+        failures += 1
+        config = Config()
+        _warn("config", "the checks below use the defaults")
     ok, detail = check_state_dir(state_dir())
     _line(ok, "state directory", detail)
     failures += not ok
@@ -167,8 +195,10 @@ def run_doctor(config_file: Path | None = None) -> int:
                 True, "opa binary", f"{binary.path} (version {binary.version}, sha256 {binary.sha256[:12]}…)"
             )
         except BridgeError as e:
-            _line(False, "opa binary", e.sentence())
-            return 1
+            _line(False, "opa binary", f"{e.sentence()}. To fix it, {INSTALL_OPA}.")
+            for what in ("opa start", "test decision"):
+                _skip(what, "needs the opa binary")
+            return failures + 1
     # Doctor reports bundle problems itself; the watcher's log lines would only repeat them.
     logging.getLogger("opafence.bundles").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory(prefix="opafence-doctor-") as tmp:
@@ -188,5 +218,4 @@ def run_doctor(config_file: Path | None = None) -> int:
             bridge.close()
     failures += report_running(state_dir())
     report_other_deciders(state_dir())
-    print("opafence doctor: " + ("all good" if not failures else f"{failures} problem(s)"), file=sys.stderr)
-    return 0 if not failures else 1
+    return failures

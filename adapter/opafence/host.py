@@ -32,6 +32,7 @@ class Host:
     cwd: str = field(default_factory=os.getcwd)
     opa_socket: str = ""
     package_dir: str = field(default_factory=lambda: str(Path(__file__).resolve().parent))
+    other_homes: tuple[str, ...] = ()  # homes besides `home` the tools reach (hermes/homes.py)
 
     def to_input(self) -> dict[str, Any]:
         return {
@@ -45,4 +46,5 @@ class Host:
             "cwd": self.cwd,
             "opa_socket": self.opa_socket,
             "package_dir": self.package_dir,
+            "other_homes": list(self.other_homes),
         }

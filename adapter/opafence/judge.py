@@ -18,7 +18,7 @@ from opafence.inputs import decision_input, facts_context
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
-from opafence.session import SessionFacts, reads_secret
+from opafence.session import SessionFacts
 
 
 @dataclass
@@ -84,17 +84,9 @@ class Judge:
             return Judged(tool, block(err.code, err.detail), {}, {})
         decision = self.bridge.decide(doc)
         session = state.session
-        source = session.untrusted_source(tool, facts, self.host.workspace)
-        session.record_decision(tool, decision, untrusted=bool(source))
+        session.record_decision(tool, decision)
         if assume_executed:
-            session.record_execution(
-                tool,
-                facts,
-                decision.classes,
-                self.host.workspace,
-                secret_read=reads_secret(decision),
-                grants=decision.grants,
-            )
+            session.record_execution(tool, facts, decision)
         return Judged(tool, decision, facts, doc)
 
     def close_task(self, state: TaskState) -> None:

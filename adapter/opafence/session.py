@@ -13,17 +13,6 @@ from opafence.decision import Decision
 
 HISTORY_LIMIT = 50
 
-# Tools whose results are content from outside the user's control (DESIGN.md, trust boundary).
-UNTRUSTED_SOURCES: dict[str, str] = {
-    "web_search": "search",
-    "web_extract": "web",
-    "browser_navigate": "web",
-    "browser_snapshot": "web",
-    "browser_get_images": "web",
-    "browser_vision": "web",
-    "browser_console": "web",
-    "x_search": "search",
-}
 EXTERNAL_CLASSES = {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
 # Reason codes by which Rego says a call reads secret material (guards issue).
 SECRET_READ_PREFIX = "SECRET_READ"  # noqa: S105 - a reason code, not a password
@@ -59,26 +48,15 @@ class SessionFacts:
             "subagent": self.subagent,
         }
 
-    def untrusted_source(self, tool: str, facts: dict[str, Any], workspace: tuple[str, ...]) -> str | None:
-        """The kind of untrusted content a call brings in, if any."""
-        if tool in UNTRUSTED_SOURCES:
-            return UNTRUSTED_SOURCES[tool]
-        if tool.startswith("mcp__"):
-            return "mcp"
-        if tool in ("read_file", "search_files"):
-            for p in facts.get("paths", []):
-                path = str(p.get("path", ""))
-                if path and not any(path == w or path.startswith(w.rstrip("/") + "/") for w in workspace):
-                    return "outside_file"
-        return None
-
-    def record_decision(self, tool: str, decision: Decision, untrusted: bool = False) -> None:
+    def record_decision(self, tool: str, decision: Decision) -> None:
+        """A decided call in the history; `untrusted` marks a call that brings content in
+        (Rego says which: the decision's `ingests`)."""
         self.history.append(
             {
                 "tool": tool,
                 "verdict": decision.verdict,
                 "classes": list(decision.classes),
-                "untrusted": untrusted,
+                "untrusted": bool(decision.ingests),
             }
         )
         del self.history[:-HISTORY_LIMIT]
@@ -116,28 +94,17 @@ class SessionFacts:
         if tool == "delegate_task":
             c["delegations"] = max(0, c["delegations"] + step)
 
-    def observe(
-        self, tool: str, facts: dict[str, Any], workspace: tuple[str, ...], secret_read: bool
-    ) -> None:
-        """What a call that ran brought into the session: untrusted content, secret material."""
-        source = self.untrusted_source(tool, facts, workspace)
-        if source:
-            self.untrusted_sources.add(source)
+    def observe(self, ingests: Sequence[str], secret_read: bool) -> None:
+        """What a call that ran brought into the session, as its decision said: the kinds of
+        untrusted content (`ingests`) and whether it read secret material."""
+        self.untrusted_sources.update(ingests)
         if secret_read:
             self.secret_read = True
 
-    def record_execution(
-        self,
-        tool: str,
-        facts: dict[str, Any],
-        classes: list[str],
-        workspace: tuple[str, ...] = (),
-        secret_read: bool = False,
-        grants: Sequence[str] = (),
-    ) -> None:
+    def record_execution(self, tool: str, facts: dict[str, Any], decision: Decision) -> None:
         """Account for a call that ran (replay's view: reserve and observe at once)."""
-        self.reserve(tool, facts, classes, grants)
-        self.observe(tool, facts, workspace, secret_read)
+        self.reserve(tool, facts, decision.classes, decision.grants)
+        self.observe(decision.ingests, reads_secret(decision))
 
 
 def reads_secret(decision: Decision) -> bool:

@@ -21,7 +21,8 @@ import data.opafence.task
 # title: decision
 # description: |
 #   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
-#   and the grants that cover the call (so the bridge can count per-grant max_calls).
+#   the grants that cover the call (so the bridge can count per-grant max_calls), and the
+#   kinds of untrusted content the call brings in once it has run (the session records them).
 # entrypoint: true
 decision := {
 	"verdict": verdict,
@@ -29,6 +30,7 @@ decision := {
 	"classes": classes,
 	"monitor": monitor,
 	"grants": grants_used,
+	"ingests": ingests,
 }
 
 # A blocked call uses no grant.
@@ -37,6 +39,8 @@ grants_used := [] if verdict == "block"
 else := sort([id | some id in task.covering])
 
 classes := sort([c | some c in classify.classes])
+
+ingests := sort([k | some k in data.opafence.taint.ingests])
 
 # --- reasons from every source, each tagged with where it came from --------------------
 
@@ -69,9 +73,29 @@ ask_reasons := tagged(source_ask)
 # Org bundles may only add {"code", "message"} reasons; anything else is a malformed bundle,
 # which blocks rather than being ignored.
 org_reasons(kind) := {{"code": r.code, "message": r.message} |
-	some r in data.org.agent[kind]
+	some r in org_members(kind)
 	reason.valid(r)
 }
+
+# METADATA
+# title: org_collections
+# description: |
+#   Where org bundles put their reasons of one kind ("deny" or "ask"): data.org.agent[kind]
+#   (a bundle that owns org/agent), and data.org.agent[name][kind] for every package directly
+#   under org.agent (each bundle with its own root org/agent/<name>; OPA refuses overlapping
+#   roots, so that is how several bundles contribute at once).
+org_collections(kind) := array.concat(
+	[c | c := data.org.agent[kind]],
+	[c | some name, pkg in data.org.agent; not name in org_kinds; c := pkg[kind]],
+)
+
+org_kinds := {"deny", "ask"}
+
+org_members(kind) := [r | some c in org_collections(kind); collection(c); some r in c]
+
+collection(c) if is_set(c)
+
+collection(c) if is_array(c)
 
 # METADATA
 # title: ORG_BAD_REASON
@@ -79,10 +103,25 @@ org_reasons(kind) := {{"code": r.code, "message": r.message} |
 # custom:
 #   code: ORG_BAD_REASON
 #   fix: Fix the organization bundle so that deny and ask hold objects with a code and a message.
-bad_org_reasons contains object.union(reason.make(rego.metadata.rule()), {"source": "org"}) if {
-	some kind in ["deny", "ask"]
-	some r in data.org.agent[kind]
+bad_org_reasons contains object.union(reason.make(rego.metadata.rule()), {"source": "org"}) if org_malformed
+
+org_malformed if {
+	some kind in org_kinds
+	some r in org_members(kind)
 	not reason.valid(r)
+}
+
+# A deny or ask that is not a set of reasons at all (`deny := true`, a string, one object).
+org_malformed if {
+	some kind in org_kinds
+	some c in org_collections(kind)
+	not collection(c)
+}
+
+# data.org.agent itself must be a package (an object), or its rules could not be read.
+org_malformed if {
+	agent := data.org.agent
+	not is_object(agent)
 }
 
 # --- the enforce verdict -------------------------------------------------------------------

@@ -19,7 +19,14 @@ inp(call, host) := {"task": "t", "call": call, "facts": {}, "session": {}, "host
 
 test_success_read_allows if {
 	d := opafence.decision with input as inp(read_call, attended) with data.tasks.t as task
-	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null, "grants": []}
+	d == {"verdict": "allow", "reasons": [], "classes": ["READ"], "monitor": null, "grants": [], "ingests": []}
+}
+
+test_success_web_page_is_reported_as_ingested if {
+	call := {"tool": "web_extract", "args": {"urls": ["https://a.example/x"]}, "id": "c3"}
+	d := opafence.decision with input as inp(call, attended) with data.tasks.t as task
+	d.verdict == "allow"
+	d.ingests == ["web"]
 }
 
 test_unknown_asks_when_attended if {
@@ -171,4 +178,52 @@ test_fail_org_bundle_with_roots_outside_org_blocks_even_in_monitor_mode if {
 		with data.system.bundles as {"acme": {"manifest": {"roots": ["org", "tasks"]}}}
 	d.verdict == "block"
 	[[r.code, r.source] | some r in d.reasons] == [["ORG_BUNDLE_ROOTS", "org"]]
+}
+
+# Several org bundles at once: each owns org/agent/<name> (package org.agent.<name>), beside or
+# instead of one bundle owning org/agent. Each case: data.org.agent, then the verdict and codes
+# a read (allowed by opafence itself) gets.
+acme_deny := {{"code": "ORG_ACME", "message": "acme says no"}}
+
+beta_ask := {{"code": "ORG_BETA", "message": "beta wants a look"}}
+
+org_cases := [
+	{"note": "two bundles deny and ask", "agent": {"acme": {"deny": acme_deny}, "beta": {"ask": beta_ask}}, "want": ["block", ["ORG_ACME"]]},
+	{"note": "two bundles ask", "agent": {"acme": {"ask": acme_deny}, "beta": {"ask": beta_ask}}, "want": ["ask", ["ORG_ACME", "ORG_BETA"]]},
+	{"note": "two bundles deny", "agent": {"acme": {"deny": acme_deny}, "beta": {"deny": beta_ask}}, "want": ["block", ["ORG_ACME", "ORG_BETA"]]},
+	{"note": "one owning org/agent", "agent": {"deny": acme_deny}, "want": ["block", ["ORG_ACME"]]},
+	{"note": "an array of reasons", "agent": {"acme": {"deny": [{"code": "ORG_A", "message": "a"}]}}, "want": ["block", ["ORG_A"]]},
+	{"note": "empty sets", "agent": {"acme": {"deny": set(), "ask": set()}}, "want": ["allow", []]},
+	{"note": "helpers only", "agent": {"acme": {"lib": {"deny": acme_deny}, "limit": 3}}, "want": ["allow", []]},
+	{"note": "a value, not a package", "agent": {"version": 3, "acme": "x"}, "want": ["allow", []]},
+	{"note": "malformed reason", "agent": {"acme": {"deny": acme_deny}, "beta": {"ask": {"no code"}}}, "want": ["block", ["ORG_ACME", "ORG_BAD_REASON"]]},
+	{"note": "empty message", "agent": {"beta": {"deny": {{"code": "ORG_B", "message": ""}}}}, "want": ["block", ["ORG_BAD_REASON"]]},
+	{"note": "deny is true", "agent": {"acme": {"deny": true}}, "want": ["block", ["ORG_BAD_REASON"]]},
+	{"note": "ask is a string", "agent": {"acme": {"ask": "ORG_X"}}, "want": ["block", ["ORG_BAD_REASON"]]},
+	{"note": "deny is one object", "agent": {"acme": {"deny": {"code": "ORG_X", "message": "x"}}}, "want": ["block", ["ORG_BAD_REASON"]]},
+	{"note": "top-level deny is true", "agent": {"deny": true}, "want": ["block", ["ORG_BAD_REASON"]]},
+	{"note": "org.agent is not a package", "agent": true, "want": ["block", ["ORG_BAD_REASON"]]},
+]
+
+test_org_bundles_merge_and_malformed_ones_block if {
+	failed := {[case.note, got] |
+		some case in org_cases
+		d := opafence.decision with input as inp(read_call, attended)
+			with data.tasks.t as task
+			with data.org.agent as case.agent
+		got := [d.verdict, sort([r.code | some r in d.reasons; r.source == "org"])]
+		got != case.want
+	}
+	print("failed cases:", failed)
+	count(failed) == 0
+}
+
+test_fail_org_reasons_from_any_bundle_stay_in_monitor_records if {
+	d := opafence.decision with input as inp(read_call, attended)
+		with data.tasks.t as task
+		with data.config as {"mode": "monitor"}
+		with data.org.agent as {"acme": {"deny": acme_deny}}
+	d.verdict == "allow"
+	d.monitor.would == "block"
+	[r.code | some r in d.monitor.reasons] == ["ORG_ACME"]
 }

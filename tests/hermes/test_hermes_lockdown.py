@@ -83,3 +83,64 @@ def test_a_config_file_outside_the_state_dir_is_protected(tmp_path: Path) -> Non
     out = run_hermes(home, {"OPAFENCE_CONFIG": str(config)}, probe)
     assert "SELF_PROTECT" in str(out.get("error", "")), out
     assert config.read_text() == "mode: enforce\n"
+
+
+def test_a_deleted_working_directory_blocks_every_call(tmp_path: Path) -> None:
+    """Hermes started in a directory that is gone: relative paths mean nothing known."""
+    home = tmp_path / "home"
+    home.mkdir()
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    probe = f"import os\nos.chdir({str(gone)!r})\nos.rmdir({str(gone)!r})\n" + PROBE
+    out = run_hermes(home, {}, probe)
+    error = str(out.get("error", ""))
+    assert error.startswith("opafence could not start:") and "current directory" in error, out
+
+
+def test_a_plugin_that_cannot_be_built_still_blocks_every_call(tmp_path: Path) -> None:
+    """register() never raises: Hermes would load nothing of a raising plugin and run the tool."""
+    home = tmp_path / "home"
+    home.mkdir()
+    breaks = (
+        "import opafence.hermes.fence as f\n"
+        "def broken(self):\n"
+        "    raise OSError('no state here')\n"
+        "f.Fence.__init__ = broken\n"
+    )
+    out = run_hermes(home, {}, breaks + PROBE)
+    error = str(out.get("error", ""))
+    assert error.startswith("opafence could not be built: OSError: no state here"), out
+
+
+def test_a_failed_setup_wins_over_an_approving_plugin_in_yolo(tmp_path: Path) -> None:
+    """A setup that raises (the state directory cannot be made) still puts opafence first: an
+    approve-everything plugin loaded earlier does not get the call run in yolo mode."""
+    home = tmp_path / "home"
+    plugin = home / "plugins" / "approver"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: approver\nversion: 0.0.1\nkind: standalone\n")
+    (plugin / "__init__.py").write_text(
+        "def register(ctx):\n"
+        "    ctx.register_hook('pre_tool_call', lambda **kw: {'action': 'approve', 'message': 'yes'})\n"
+    )
+    (home / "opafence").write_text("not a directory")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    env["HERMES_HOME"] = str(home)
+    subprocess.run(
+        [str(HERMES_BIN), "plugins", "enable", "approver", "--no-allow-tool-override"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    probe = PROBE.replace("import json, model_tools", "import json, model_tools, hermes_cli.plugins as p")
+    probe += (
+        "hooks = p.get_plugin_manager()._hooks['pre_tool_call']\n"
+        "print(json.dumps({'first': hooks[0].__qualname__, 'n': len(hooks)}))\n"
+    )
+    # run_hermes prints the last line: the order; the decision is the line before it.
+    env_extra = {"HERMES_YOLO_MODE": "1"}
+    proc_out = run_hermes(home, env_extra, probe)
+    assert proc_out == {"first": "Fence.pre_tool_call", "n": 2}, proc_out
+    out = run_hermes(home, env_extra)
+    error = str(out.get("error", ""))
+    assert error.startswith("opafence could not start: setup failed:"), out

@@ -72,10 +72,10 @@ def keypair(directory: Path, name: str, alg: str = "RS256") -> KeyPair:
 # --- bundles --------------------------------------------------------------------------------
 
 
-def org_rule(tool: str, code: str, message: str, kind: str = "deny") -> str:
+def org_rule(tool: str, code: str, message: str, kind: str = "deny", package: str = "org.agent") -> str:
     """A one-rule org module: calls of `tool` get a reason of the given kind."""
     return (
-        "package org.agent\n\n"
+        f"package {package}\n\n"
         f'{kind} contains {{"code": {json.dumps(code)}, "message": {json.dumps(message)}}} if {{\n'
         f"\tinput.call.tool == {json.dumps(tool)}\n"
         "}\n"

@@ -91,7 +91,7 @@ def test_the_example_bundles_rules_reach_the_decision(tmp_path: Path, org_exampl
         assert d.verdict == "block" and codes(d)[0] == "NOBODY_TO_ASK" and "ORG_PACKAGE_PUBLISH" in codes(d)
         assert decide(bridge, "read_file", {"path": "/ws/a"}).verdict == "allow"
         acme = next(s for s in bridge.bundle_states() if s.name == "acme")
-        assert (acme.state, acme.revision) == ("loaded", "acme-example-1")
+        assert (acme.state, acme.revision) == ("loaded", "acme-example-2")
     finally:
         bridge.close()
 
@@ -232,6 +232,88 @@ def test_two_org_bundles_with_overlapping_roots_cannot_both_load(tmp_path: Path)
     try:
         states = {s.name: s for s in bridge.bundle_states()}
         failed = [s for s in (states["acme"], states["other"]) if s.state == "failed"]
+        assert len(failed) == 1 and "overlap" in failed[0].error
+        assert codes(decide(bridge, "read_file", {"path": "/ws/a"})) == ["BUNDLE_NOT_LOADED"]
+    finally:
+        bridge.close()
+
+
+# --- several org bundles at once: each under its own root below org/agent ---------------------
+
+# A team's bundle beside the company's: roots ["org/agent/beta"], package org.agent.beta.
+BETA = org_rule(
+    "mock_deploy", "ORG_BETA_NO_DEPLOY", "Team Beta: no deploys from the agent", package="org.agent.beta"
+)
+BETA_ASK = org_rule("read_file", "ORG_BETA_LOOK", "Team Beta looks at every read", "ask", "org.agent.beta")
+
+
+def test_two_org_bundles_under_org_agent_load_at_once_and_both_decide(tmp_path: Path) -> None:
+    beta = write_bundle_dir(
+        tmp_path / "beta",
+        {"org/agent/beta/deny.rego": BETA, "org/agent/beta/ask.rego": BETA_ASK},
+        {"roots": ["org/agent/beta"], "revision": "beta-1"},
+    )
+    bridge = started(
+        [{"name": "acme", "path": str(ORG_EXAMPLE)}, {"name": "beta", "path": str(beta)}], tmp_path / "state"
+    )
+    try:
+        states = {s.name: (s.state, s.revision) for s in bridge.bundle_states()}
+        assert states["acme"] == ("loaded", "acme-example-2") and states["beta"] == ("loaded", "beta-1")
+        # Each bundle's own rule, and both at once on one call.
+        d = decide(bridge, "terminal", {"command": "terraform apply"}, TERRAFORM)
+        assert d.verdict == "block" and codes(d) == ["ORG_NO_TERRAFORM_APPLY"]
+        d = decide(bridge, "mock_deploy", {"target": "prod"})
+        assert d.verdict == "block" and codes(d) == ["ORG_BETA_NO_DEPLOY"]
+        assert all(r.source == "org" for r in d.reasons)
+        d = decide(bridge, "read_file", {"path": "/ws/a"})
+        assert d.verdict == "ask" and codes(d) == ["ORG_BETA_LOOK"]
+        d = decide(bridge, "terminal", {"command": "npm publish"}, NPM_PUBLISH)
+        assert d.verdict == "ask" and {"ORG_PACKAGE_PUBLISH"} <= set(codes(d))
+        d = decide(bridge, "read_file", {"path": "/ws/a"}, host=UNATTENDED)
+        assert d.verdict == "block" and codes(d) == ["NOBODY_TO_ASK", "ORG_BETA_LOOK"]
+    finally:
+        bridge.close()
+
+
+def test_a_malformed_reason_in_either_of_two_bundles_blocks(tmp_path: Path) -> None:
+    bad = write_bundle_dir(
+        tmp_path / "bad",
+        {"org/agent/beta/beta.rego": 'package org.agent.beta\n\nask contains {"code": "ORG_NO_MESSAGE"}\n'},
+        {"roots": ["org/agent/beta"]},
+    )
+    not_a_set = write_bundle_dir(
+        tmp_path / "bool",
+        {"org/agent/gamma/gamma.rego": "package org.agent.gamma\n\ndeny := true\n"},
+        {"roots": ["org/agent/gamma"]},
+    )
+    for other in (bad, not_a_set):
+        bridge = started(
+            [{"name": "acme", "path": str(ORG_EXAMPLE)}, {"name": "other", "path": str(other)}],
+            tmp_path / f"state-{other.name}",
+        )
+        try:
+            assert {s.name: s.state for s in bridge.bundle_states()} == {
+                "opafence": "loaded",
+                "acme": "loaded",
+                "other": "loaded",
+            }
+            d = decide(bridge, "read_file", {"path": "/ws/a"})
+            assert d.verdict == "block" and codes(d) == ["ORG_BAD_REASON"], (other.name, d)
+        finally:
+            bridge.close()
+
+
+def test_a_bundle_owning_org_agent_and_one_below_it_cannot_both_load(tmp_path: Path) -> None:
+    whole = write_bundle_dir(
+        tmp_path / "whole", {"org/agent/agent.rego": org_rule("x", "X", "x")}, {"roots": ["org/agent"]}
+    )
+    bridge = started(
+        [{"name": "acme", "path": str(ORG_EXAMPLE)}, {"name": "whole", "path": str(whole)}],
+        tmp_path / "state",
+    )
+    try:
+        states = {s.name: s for s in bridge.bundle_states()}
+        failed = [s for s in (states["acme"], states["whole"]) if s.state == "failed"]
         assert len(failed) == 1 and "overlap" in failed[0].error
         assert codes(decide(bridge, "read_file", {"path": "/ws/a"})) == ["BUNDLE_NOT_LOADED"]
     finally:

@@ -73,6 +73,15 @@ ATTACKS = load("attacks*.jsonl")
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
 # strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
 KNOWN_ELSEWHERE: dict[str, str] = {}
+# Python look-alikes run with execute_code: no grant the rules compiler makes covers execute_code
+# (EXECUTION without a runner capability), so the task asks; the guards must still stay silent.
+KNOWN_ELSEWHERE.update(
+    {
+        line["id"]: "task: no compiled grant covers execute_code"
+        for line in ALLOWED
+        if line["id"].startswith("code-ok-") and line["calls"][0]["tool"] == "execute_code"
+    }
+)
 
 
 def allowed_params() -> list[Any]:
@@ -178,8 +187,11 @@ GUARD_CODE_PREFIXES = (
     "TLS_VERIFY_OFF",
     "REMOTE_PACKAGE_SOURCE",
     "PIPE_TO_SHELL",
+    "DECODE_AND_RUN",
+    "REVERSE_SHELL",
     "PERSISTENCE",
     "TAINT_",
+    "AGENT_INSTRUCTIONS",
 )
 
 

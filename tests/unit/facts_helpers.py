@@ -28,6 +28,7 @@ def C(
     depth: int = 0,
     pipe_from: str = "",
     dynamic: bool = False,
+    maybe_paths: list[str] | None = None,
 ) -> dict[str, Any]:
     """One expected Command (docs/contract.md), every field spelled out by the caller or empty."""
     return {
@@ -43,6 +44,7 @@ def C(
         "depth": depth,
         "pipe_from": pipe_from,
         "dynamic": dynamic,
+        "maybe_paths": maybe_paths or [],
     }
 
 
@@ -68,6 +70,7 @@ def U(
     loopback: bool = False,
     private: bool = False,
     arg: str = "command",
+    host_data: bool = False,
 ) -> dict[str, Any]:
     return {
         "raw": raw,
@@ -82,6 +85,7 @@ def U(
         "loopback": loopback,
         "private": private,
         "arg": arg,
+        "host_data": host_data,
     }
 
 

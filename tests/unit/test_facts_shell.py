@@ -207,7 +207,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 ["rm", "-rf", "{}"],
                 flags=FLAGS_RF,
                 operands=["{}"],
-                paths=[ws("{}")],
+                paths=[""],
                 wrappers=["xargs"],
                 context="pipeline",
                 pipe_from="ls",
@@ -309,6 +309,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 operands=["$(cat ~/.ssh/id_rsa)"],
                 paths=[""],
                 dynamic=True,
+                maybe_paths=[home(".ssh/id_rsa")],
             ),
         ],
         [],
@@ -614,6 +615,16 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
             ),
             C("base64", ["base64", "-d"], flags=["-d"], context="pipeline", pipe_from="echo"),
             C("sh", ["sh"], context="pipeline", pipe_from="base64"),
+            # the literal's decoding is parsed too (the call stays opaque)
+            C(
+                "rm",
+                ["rm", "-rf", "/"],
+                flags=FLAGS_RF,
+                operands=["/"],
+                paths=["/"],
+                context="shell_c",
+                depth=1,
+            ),
         ],
         ["decode_and_run"],
     ),
@@ -684,6 +695,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 operands=['"$(echo cm0= | base64 -d)"'],
                 paths=[""],
                 dynamic=True,
+                maybe_paths=[ws("cm0=")],
             ),
         ],
         ["decode_and_run"],
@@ -742,8 +754,8 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
     (
         "IFS tricks",
         "rm${IFS}-rf${IFS}/",
-        [C("rm${IFS}-rf${IFS}", ["rm${IFS}-rf${IFS}/"], dynamic=True)],
-        ["shell_dynamic_command"],
+        [C("rm", ["rm", "-rf", "/"], flags=FLAGS_RF, operands=["/"], paths=["/"])],
+        [],
     ),
     (
         "glob as the command",
@@ -827,7 +839,8 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 ["awk", 'BEGIN{system("id")}'],
                 operands=['BEGIN{system("id")}'],
                 paths=[ws('BEGIN{system("id")}')],
-            )
+            ),
+            C("id", ["id"], context="shell_c", depth=1),
         ],
         ["awk_exec"],
     ),
@@ -838,7 +851,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
         ["sed_exec"],
     ),
     (
-        "git config that runs commands",
+        "git config that runs a command: the command is parsed",
         "git -c core.sshCommand='id' fetch",
         [
             C(
@@ -847,12 +860,13 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 flags=["-c"],
                 operands=["core.sshCommand=id", "fetch"],
                 paths=[ws("core.sshCommand=id"), ws("fetch")],
-            )
+            ),
+            C("id", ["id"], context="shell_c", depth=1),
         ],
-        ["git_config_exec"],
+        [],
     ),
     (
-        "ssh ProxyCommand",
+        "ssh ProxyCommand is parsed",
         "ssh -o ProxyCommand='id' host.example",
         [
             C(
@@ -861,9 +875,10 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
                 flags=["-o"],
                 operands=["ProxyCommand=id", "host.example"],
                 paths=[ws("ProxyCommand=id"), ws("host.example")],
-            )
+            ),
+            C("id", ["id"], context="shell_c", depth=1),
         ],
-        ["ssh_command_option"],
+        [],
     ),
     (
         "trap body",
@@ -1010,7 +1025,7 @@ CASES: list[tuple[str, str, list[dict[str, Any]], list[str]]] = [
     (
         "for loop variable is unknown",
         'for f in *.txt; do rm "$f"; done',
-        [C("rm", ["rm", '"$f"'], operands=['"$f"'], paths=[""], dynamic=True)],
+        [C("rm", ["rm", '"$f"'], operands=['"$f"'], paths=[""], dynamic=True, maybe_paths=[ws("*.txt")])],
         [],
     ),
     (

@@ -367,3 +367,56 @@ def test_host_is_where_a_browser_would_go(raw: str, host: str, path: str) -> Non
     fact, _ = url.parse(raw, "url")
     assert fact is not None
     assert (fact["host"], fact["path"]) == (host, path)
+
+
+@pytest.mark.parametrize(
+    ("host", "carries"),
+    [
+        ("aGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQxMjM0NTY.evil.test", True),  # base64, both cases
+        ("c2VjcmV0c2VjcmV.evil.test", True),  # 15 characters of base64
+        ("mfrggzdfmztwq2lk.evil.test", True),  # base32: no vowels
+        ("deadbeefcafebabe0123.evil.test", True),  # hex
+        ("a.b.c.d.e.f.evil.test", True),  # many labels
+        ("x" * 41 + ".evil.test", True),  # one very long label
+        ("github.com", False),
+        ("docs.python.org", False),
+        ("files.pythonhosted.org", False),
+        ("mycompany-prod-artifacts-2023.s3.amazonaws.com", False),
+        ("dualstack.x.us-east-1.elb.amazonaws.com", False),
+        ("internationalization.example.com", False),
+        ("d111111abcdef8.cloudfront.net", False),
+        ("xn--bcher-kva-aaaaaaaaaaaa.example", False),  # punycode is not encoded data
+        ("127.0.0.1", False),
+        ("[::1]", False),
+    ],
+)
+def test_host_data(host: str, carries: bool) -> None:
+    assert url.host_data(host) is carries
+    fact, _ = url.parse(f"https://{host}/", "urls")
+    assert fact is not None and fact["host_data"] is carries
+
+
+def test_hostless_urls_carry_no_host_data() -> None:
+    for raw in ("javascript:alert(1)", "data:text/html,x", "mailto:a@b.test"):
+        fact, _ = url.parse_target(raw, "url")
+        assert fact is not None and fact["host_data"] is False, raw
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback", "private"),
+    [
+        ("127.0.0.1.nip.io", True, True),
+        ("magic-127.0.0.1.nip.io", True, True),
+        ("7f000001.nip.io", True, True),
+        ("app.10-0-0-5.sslip.io", False, True),
+        ("192.168.1.1.xip.io", False, True),
+        ("lvh.me", True, True),
+        ("admin.localtest.me", True, True),
+        ("8.8.8.8.nip.io", False, False),
+        ("deadbeef.nip.io", False, False),  # a public address in hex
+        ("nip.io", False, False),
+    ],
+)
+def test_names_that_resolve_to_this_machine_or_its_network(host: str, loopback: bool, private: bool) -> None:
+    _, flags, ok = url.normalize_host(host)
+    assert ok and flags == {"ip": False, "loopback": loopback, "private": private}

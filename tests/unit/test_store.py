@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 import time
 from pathlib import Path
 
@@ -79,3 +80,138 @@ def test_decided_calls_are_per_task_and_expire(tmp_path: Path, monkeypatch: obje
     s.remember_decision(k2, old)
     assert s.decision_for(k2) is None
     assert os.path.isdir(tmp_path / "tasks")
+
+
+# --- expiry of abandoned tasks -------------------------------------------------------------------
+
+
+def _age(rec_path: Path, seconds: float) -> None:
+    t = time.time() - seconds
+    os.utime(rec_path, (t, t))
+
+
+def test_expire_drops_idle_tasks_from_memory_and_disk_and_keeps_active_ones(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=1)
+    old = s.create("old", owner="", platform="telegram")
+    s.save(old)
+    fresh = s.create("fresh", owner="", platform="telegram")
+    s.save(fresh)
+    old.last_active = time.time() - 2 * 3600
+    assert s.expire() == ["old"]
+    assert [r.key for r in s.live()] == ["fresh"]
+    assert [p.name for p in (tmp_path / "tasks").iterdir()] == [s._file("fresh").name]
+    assert s.get("old") is None  # not resurrected from anywhere
+    assert s.expire() == []  # nothing twice
+
+
+def test_get_marks_a_task_active_so_a_sweep_never_takes_it_mid_call(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=1)
+    rec = s.create("sess", owner="", platform="cli")
+    rec.last_active = time.time() - 3599
+    assert s.get("sess") is rec
+    assert s.expire(now=time.time() + 60) == []
+    assert s.get("sess") is rec
+
+
+def test_a_task_get_finds_expired_is_reported_by_the_next_sweep(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=1)
+    rec = s.create("sess", owner="", platform="cli")
+    rec.last_active = time.time() - 7200
+    assert s.get("sess") is None
+    assert s.expire() == ["sess"]  # so the plugin takes it out of OPA too
+    assert s.expire() == []
+
+
+def test_expire_removes_old_files_of_tasks_never_loaded(tmp_path: Path) -> None:
+    earlier = SessionStore(tmp_path, idle_hours=1)  # an earlier process
+    for name in ("abandoned", "finished", "recent"):
+        earlier.save(earlier.create(name, owner="", platform="cli"))
+    _age(earlier._file("abandoned"), 2 * 3600)
+    _age(earlier._file("finished"), 3601)
+    crash_leftover = tmp_path / "tasks" / ".0123.json.4242.tmp"
+    crash_leftover.write_text("{")
+    _age(crash_leftover, 2 * 3600)
+    unrelated = tmp_path / "tasks" / "README"
+    unrelated.write_text("not ours")
+    _age(unrelated, 2 * 3600)
+    s = SessionStore(tmp_path, idle_hours=1)
+    assert s.expire() == []  # none of them was live here
+    left = sorted(p.name for p in (tmp_path / "tasks").iterdir())
+    assert left == sorted([s._file("recent").name, "README"])
+    assert s.expire(files=False) == []
+
+
+def test_expire_forgets_turn_ids_and_subagent_links_of_expired_tasks(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=1)
+    parent = s.create("parent", owner="", platform="cli")
+    s.create("other", owner="", platform="cli")
+    s.note_task_id("turn-1", "parent")
+    s.link_child("child", "parent", "sa-0-abc")
+    s.note_task_id("turn-9", "other")
+    assert s.root_session("", "sa-0-abc") == "parent"
+    later = time.time() + 2 * 3600
+    s.get("other").last_active = later  # "other" stays active, "parent" is abandoned
+    assert parent.last_active < later - 3600
+    assert s.expire(now=later) == ["parent"]
+    assert not s.is_child("child")
+    assert s.root_session("", "sa-0-abc") == ""
+    assert s.root_session("", "turn-1") == ""
+    assert s.root_session("", "turn-9") == ""  # a turn id unseen for the idle time goes too
+    assert [r.key for r in s.live()] == ["other"]
+
+
+def test_a_recent_child_link_survives_while_its_finished_root_may_be_resumed(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=1)
+    s.save(s.create("parent", owner="", platform="cli"))
+    s.link_child("child", "parent")
+    s.unload("parent")  # on_session_finalize: out of memory, file kept
+    assert s.expire() == []
+    assert s.root_session("child") == "parent"
+    assert s.get("parent") is not None  # resumed from its file
+
+
+def test_a_task_read_from_disk_is_pushed_before_it_decides(tmp_path: Path) -> None:
+    SessionStore(tmp_path, 12).save(SessionStore(tmp_path, 12).create("sess", owner="", platform="cli"))
+    rec = SessionStore(tmp_path, 12).get("sess")
+    assert rec is not None and rec.unsynced  # OPA of this process does not hold it yet
+
+
+def test_expiry_is_thread_safe_and_never_takes_a_task_in_use(tmp_path: Path) -> None:
+    s = SessionStore(tmp_path, idle_hours=0.5 / 3600)  # half a second
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    lost: list[str] = []
+
+    def busy(name: str) -> None:
+        try:
+            while not stop.is_set():
+                rec = s.get(name) or s.create(name, owner="", platform="cli")
+                rec.facts.counters["calls"] += 1
+                s.save(rec)
+                if s.get(name) is not rec:
+                    lost.append(name)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def sweeper() -> None:
+        try:
+            while not stop.is_set():
+                s.expire()
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    for i in range(20):  # abandoned tasks, all past the idle time
+        s.save(s.create(f"abandoned-{i}", owner="", platform="telegram"))
+        s._tasks[s.task_key(f"abandoned-{i}")].last_active = time.time() - 10
+    threads = [threading.Thread(target=busy, args=(f"busy-{i}",)) for i in range(4)]
+    threads += [threading.Thread(target=sweeper) for _ in range(2)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert errors == [] and lost == []
+    assert {r.key for r in s.live()} == {f"busy-{i}" for i in range(4)}
+    files = {p.name for p in (tmp_path / "tasks").iterdir()}
+    assert files == {s._file(f"busy-{i}").name for i in range(4)}

@@ -16,18 +16,16 @@ read makes every launch block with DELEGATION_STATE (never a silent reset)."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from opafence.config import DelegationConfig
-from opafence.paths import ensure_private_dir, write_private_file
+from opafence.paths import file_lock, write_private_file
 
 MAX_GAP_S = 300.0
 FORGET_AFTER_S = 7 * 24 * 3600.0
@@ -85,16 +83,8 @@ class DelegationWindows:
     def _longest_s(self) -> float:
         return 60.0 * max(self.config.short_window_minutes, self.config.long_window_minutes)
 
-    @contextlib.contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        ensure_private_dir(self.path.parent)
-        fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+    def _file_lock(self) -> contextlib.AbstractContextManager[None]:
+        return file_lock(self.path.with_name(self.path.name + ".lock"))
 
     def _read_file(self) -> dict[str, Tree]:
         try:
@@ -194,6 +184,12 @@ class DelegationWindows:
             with contextlib.suppress(OSError, ValueError):
                 self._persist(key)
             return True
+
+    def forget_idle(self, now: float | None = None) -> None:
+        """Drop trees from memory that the file forgets too (unseen for FORGET_AFTER_S)."""
+        now = time.time() if now is None else now
+        with self._lock:
+            self._trees = {k: t for k, t in self._trees.items() if now - max(t.seen, t.last) < FORGET_AFTER_S}
 
     def counts(self, key: str) -> tuple[int, int]:
         with self._lock:

@@ -17,20 +17,19 @@ been billed before its process died."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from opafence.paths import ensure_private_dir
+from opafence.paths import file_lock, write_private_file
 
 MINUTE_S = 60.0
 RESERVATION_TTL_S = 2 * 3600.0
@@ -129,16 +128,8 @@ class Ledger:
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        ensure_private_dir(self.path.parent)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        return file_lock(self.lock_path)
 
     def damaged(self, why: str) -> LedgerError:
         return LedgerError(
@@ -178,21 +169,7 @@ class Ledger:
         body = state.model_dump(mode="json")
         body["checksum"] = _checksum(body)
         data = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.path)
-        dfd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+        write_private_file(self.path, data, durable=True)
 
     # --- bookkeeping --------------------------------------------------------------------------
 

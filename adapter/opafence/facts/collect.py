@@ -35,6 +35,8 @@ class Collector:
     reasons: list[str] = field(default_factory=list)
     shell_reasons: list[str] = field(default_factory=list)
     code: dict[str, Any] | None = None
+    secrets: list[dict[str, str]] = field(default_factory=list)  # found by reading code, not strings
+    recipients: list[dict[str, Any]] = field(default_factory=list)  # addresses code sends mail to
     shell_seen: bool = False
     stack: list[Scope] = field(default_factory=list)
     cache: dict[str, str] = field(default_factory=dict)  # path look-ups within this call
@@ -100,6 +102,11 @@ class Collector:
             return
         self._url_keys.add(key)
         self.urls.append(fact)
+
+    def add_secret(self, arg: str, kind: str) -> None:
+        entry = {"arg": arg, "kind": kind}
+        if entry not in self.secrets:
+            self.secrets.append(entry)
 
     def code_facts(self) -> dict[str, Any]:
         if self.code is None:

@@ -101,12 +101,78 @@ def normalize_host(raw_host: str) -> tuple[str, dict[str, bool], bool]:
         flags["private"] = addr.is_private or addr.is_link_local or addr.is_reserved or flags["loopback"]
         return str(addr), flags, True
     encoded, ok = _encode_host(host)
-    if encoded in _LOCAL_NAMES or encoded.endswith(".localhost"):
+    if encoded in _LOCAL_NAMES or encoded.endswith(".localhost") or _loopback_alias(encoded):
         flags["loopback"] = True
         flags["private"] = True
     elif encoded.endswith((".local", ".internal", ".lan", ".home.arpa")):
         flags["private"] = True
+    else:
+        embedded = _wildcard_dns_address(encoded)
+        if embedded is not None:
+            flags["loopback"] = embedded.is_loopback or embedded.is_unspecified
+            flags["private"] = embedded.is_private or embedded.is_link_local or flags["loopback"]
     return encoded, flags, ok
+
+
+# Public names that resolve to this machine, and wildcard DNS services that answer with the
+# address written in the name (`127.0.0.1.nip.io`, `10-0-0-5.sslip.io`, `7f000001.nip.io`).
+_LOOPBACK_ALIASES = ("lvh.me", "localtest.me", "vcap.me")
+_WILDCARD_DNS = re.compile(
+    r"(?:^|[.-])((?:\d{1,3}[.-]){3}\d{1,3}|[0-9a-f]{8})\.(?:nip\.io|sslip\.io|xip\.io|traefik\.me|nip\.direct)$"
+)
+
+
+def _loopback_alias(host: str) -> bool:
+    return any(host == a or host.endswith("." + a) for a in _LOOPBACK_ALIASES)
+
+
+def _wildcard_dns_address(host: str) -> ipaddress.IPv4Address | None:
+    m = _WILDCARD_DNS.search(host)
+    if m is None:
+        return None
+    text = m.group(1)
+    try:
+        if len(text) == 8 and "." not in text and "-" not in text:
+            return ipaddress.IPv4Address(int(text, 16))
+        return ipaddress.IPv4Address(text.replace("-", "."))
+    except ValueError:
+        return None
+
+
+_LABEL_FILLER = str.maketrans("", "", "-_")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _encoded_label(label: str) -> bool:
+    """A host label that looks like encoded data (hex, base32, base64) rather than a name."""
+    core = label.translate(_LABEL_FILLER)
+    if len(core) < 12 or label.lower().startswith("xn--"):
+        return False
+    letters = [c for c in core if c.isalpha()]
+    digits = len(core) - len(letters)
+    if digits and any(c.isupper() for c in letters) and any(c.islower() for c in letters):
+        return True  # base64: both cases and digits
+    if len(core) < 16:
+        return False
+    if digits * 4 >= len(core) or (digits and all(c in _HEX for c in core)):
+        return True
+    return not letters or sum(c in _VOWELS for c in letters) * 5 < len(letters)
+
+
+def host_data(raw_host: str) -> bool:
+    """True when a host name could carry data to whoever answers for its domain (DNS
+    exfiltration): a label that looks encoded, a very long label, or very many labels. Judged
+    on the name as written (before lower-casing), so base64's mixed case still shows."""
+    host = (unquote(raw_host) if "%" in raw_host else raw_host).strip().rstrip(".")
+    if len(host) < 12 or host.startswith("["):
+        return False
+    labels = host.split(".")
+    if len(labels) >= 7 or len(host) - len(labels[-1]) - len(labels[-2] if len(labels) > 1 else "") >= 50:
+        return not _legacy_ipv4(host)
+    return any(len(x) >= 12 and (len(x) >= 40 or _encoded_label(x)) for x in labels)
 
 
 def _secret_like(raw: str, query: str, fragment: str, has_credentials: bool) -> bool:
@@ -199,6 +265,7 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
+        "host_data": not flags["ip"] and host_data(host),
     }, problem
 
 
@@ -217,6 +284,7 @@ def _data_url(raw: str, arg: str) -> dict[str, Any]:
         "loopback": False,
         "private": False,
         "arg": arg,
+        "host_data": False,
     }
 
 
@@ -250,6 +318,7 @@ def remote_target(text: str, arg: str, scheme: str) -> tuple[dict[str, Any] | No
         "loopback": flags["loopback"],
         "private": flags["private"],
         "arg": arg,
+        "host_data": not flags["ip"] and host_data(host),
     }, ("" if ok else "url_bad_host")
 
 
@@ -291,5 +360,6 @@ def parse_target(raw: str, arg: str) -> tuple[dict[str, Any] | None, str]:
             "loopback": False,
             "private": False,
             "arg": arg,
+            "host_data": False,
         }, ""
     return None, ("url_unparsable" if text else "")

@@ -6,6 +6,8 @@ process-wide status, never another person's policy or decisions."""
 
 from __future__ import annotations
 
+import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from opafence.policy import TaskPolicy
@@ -14,6 +16,30 @@ if TYPE_CHECKING:
     from opafence.hermes.fence import Fence
 
 USAGE = "usage: /fence | /fence audit [N] | /fence budget"
+# Platforms one person's own process reports; any other (telegram, slack, cron, ...) means a
+# process that may serve several people.
+SINGLE_USER_PLATFORMS = frozenset({"", "cli", "subagent"})
+
+log = logging.getLogger("opafence.command")
+
+
+def shared_process(fence: Fence) -> bool:
+    """Could this process serve more than one person? Hermes' gateway marks itself with
+    `_HERMES_GATEWAY=1` when it loads (before any message); a non-CLI platform seen in a turn
+    says so too. When in doubt the answer is yes: /fence then shows no one's policy."""
+    if os.environ.get("_HERMES_GATEWAY", "").strip() not in ("", "0"):
+        return True
+    store = fence.store
+    return store is not None and bool(store.platforms_seen - SINGLE_USER_PLATFORMS)
+
+
+def run_safely(fence: Fence, raw_args: Any) -> str:
+    """The command handler: never raises (Hermes would print a bare error)."""
+    try:
+        return run(fence, raw_args if isinstance(raw_args, str) else "")
+    except Exception as e:
+        log.exception("opafence: /fence failed")
+        return f"opafence: /fence failed ({type(e).__name__}); see the log"
 
 
 def describe_policy(policy: TaskPolicy) -> list[str]:
@@ -60,7 +86,7 @@ def run(fence: Fence, raw_args: str) -> str:
     status = "ready" if fence.error is None else f"NOT GUARDING: {fence.error}"
     head = [f"opafence: {status}; mode {fence.config.mode}"]
     store = fence.store
-    gateway = store is not None and bool(store.platforms_seen - {"cli", ""})
+    gateway = shared_process(fence)
     if words == ["budget"]:
         from opafence.budget.status import budget_status
 

@@ -24,7 +24,7 @@ from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
-from opafence.hermes import host_flags, ordering
+from opafence.hermes import homes, host_flags, ordering
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, default_workspace
 from opafence.inputs import decision_input
@@ -45,6 +45,15 @@ CONTENT_ARGS = frozenset(
     {"content", "body", "text", "html", "message", "file_content", "new_string", "old_string", "caption"}
 )
 UNSCOPED = "unscoped"
+# Expired tasks are swept out of memory, OPA and the state directory by a background thread
+# every SWEEP_MAX_S (sooner for short idle times), and when a new session starts if the last
+# sweep is SESSION_SWEEP_GAP_S old: a gateway starting many sessions pays for one sweep.
+SWEEP_MAX_S = 300.0
+SESSION_SWEEP_GAP_S = 30.0
+
+
+def sweep_interval(idle_s: float) -> float:
+    return max(1.0, min(SWEEP_MAX_S, idle_s / 12.0))
 
 
 def canonical_args(args: Mapping[str, Any]) -> str:
@@ -108,12 +117,18 @@ class Fence:
         self.bridge: Bridge | None = None
         self.store: SessionStore | None = None
         self.audit: AuditLog | None = None
-        self.state: Path = state_dir()
+        # Nothing here may raise (Hermes would load no hook at all): setup() finds these out.
+        self.state: Path = Path("opafence-state-unknown")
         self.workspace: tuple[str, ...] = ()
-        self.cwd = os.getcwd()
+        self.cwd = ""
+        self.homes = homes.Homes(tool_home="")  # what ~ means in Hermes' tools (hermes/homes.py)
         self._ready = threading.Event()
         self._others: list[str] = []
         self._closed = False
+        self._stop = threading.Event()
+        self._sweep_lock = threading.Lock()
+        self._executing = threading.local()
+        self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
 
     # --- setup -----------------------------------------------------------------------------
@@ -139,8 +154,14 @@ class Fence:
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
         host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
         self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
-        self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
+        try:
+            self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
+        except FileNotFoundError:
+            # Relative paths in tool calls would point nowhere known: decide nothing.
+            self.fail("the current directory no longer exists; start Hermes in an existing directory")
+            return
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
+        self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
         self.bridge = Bridge(self.config, self.state, on_bundle_status=self._audit)
         atexit.register(self.close)
@@ -162,11 +183,44 @@ class Fence:
         self.error = None
         self._ready.set()
         self._audit({"event": "start", "mode": self.config.mode, "other_deciders": ordering.other_deciders()})
+        self.sweep()  # tasks that expired while no Hermes ran (their files)
+        threading.Thread(target=self._sweeper, name="opafence-sweeper", daemon=True).start()
+
+    def _sweeper(self) -> None:
+        assert self.store is not None
+        every = sweep_interval(self.store.idle_s)
+        while not self._stop.wait(every):
+            self.sweep()
+
+    def sweep(self, min_gap_s: float = 0.0) -> list[str]:
+        """Expire idle tasks: out of memory, OPA (data.tasks) and the state directory. Never
+        raises; returns the expired keys. One sweep at a time: a concurrent caller skips."""
+        store, bridge = self.store, self.bridge
+        if store is None or bridge is None or time.monotonic() - self._last_sweep < min_gap_s:
+            return []
+        if not self._sweep_lock.acquire(blocking=False):
+            return []
+        try:
+            since = time.monotonic()
+            self._last_sweep = since
+            gone = store.expire()
+            bridge.expire_tasks(gone, since)
+            if self.budgets is not None and self.budgets.delegation is not None:
+                self.budgets.delegation.forget_idle()
+            for key in gone:
+                self._audit({"event": "task_expired", "task": key, "idle_hours": self.config.task_idle_hours})
+            return gone
+        except Exception:
+            log.exception("opafence: sweeping expired tasks failed")
+            return []
+        finally:
+            self._sweep_lock.release()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        self._stop.set()
         if self.bridge is not None:
             self.bridge.close()
 
@@ -202,7 +256,8 @@ class Fence:
             auto_approve=flags.auto_approve,
             interactive=flags.interactive,
             platform=platform or ("cron" if flags.cron else ""),
-            home=os.path.expanduser("~"),
+            home=self.homes.tool_home or os.path.expanduser("~"),
+            other_homes=self.homes.others,
             hermes_home=str(hermes_home()),
             state_dir=str(self.state),
             workspace=self.workspace,
@@ -211,7 +266,8 @@ class Fence:
         )
 
     def facts_context(self) -> FactsContext:
-        return FactsContext(home=os.path.expanduser("~"), cwd=self.cwd, hermes_home=str(hermes_home()))
+        home = self.homes.tool_home or os.path.expanduser("~")
+        return FactsContext(home=home, cwd=self.cwd, hermes_home=str(hermes_home()))
 
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
@@ -267,12 +323,14 @@ class Fence:
     def _pre_llm_call(
         self, session_id: str, task_id: str, user_message: Any, platform: str, sender: str
     ) -> None:
+        with contextlib.suppress(Exception):
+            self.keep_order()
         if self.store is None or self.bridge is None or not session_id:
             return
         self.store.note_task_id(task_id, session_id)
         self.store.platforms_seen.add(platform or "cli")
-        with contextlib.suppress(Exception):
-            self.keep_order()
+        # Once a turn: terminal.home_mode (or $HERMES_HOME/home appearing) may have changed.
+        self.homes = homes.detect()
         # A sub-agent's "user message" is its goal, written by the parent model: it grants nothing.
         if platform == "subagent" or self.store.is_child(session_id):
             return
@@ -335,12 +393,12 @@ class Fence:
     def _pre_tool_call(
         self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
     ) -> dict[str, str] | None:
+        with contextlib.suppress(Exception):
+            self.keep_order()
         locked = self._lockdown(tool)
         if locked is not None:
             return locked
         assert self.store is not None and self.bridge is not None
-        with contextlib.suppress(Exception):
-            self.keep_order()
         snap = snapshot(args)
         self.store.note_task_id(task_id, session_id)
         rec = self._record_for(session_id, task_id)
@@ -359,8 +417,7 @@ class Fence:
         digest = args_hash(snap)
         with self.store._lock:
             # Same bookkeeping as replay (judge.py): the history marks calls that bring content in.
-            source = rec.facts.untrusted_source(tool, facts, self.workspace)
-            rec.facts.record_decision(tool, decision, untrusted=bool(source))
+            rec.facts.record_decision(tool, decision)
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
                 self.store.remember_decision(
@@ -374,6 +431,7 @@ class Fence:
                         classes=tuple(decision.classes),
                         grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
+                        ingests=tuple(decision.ingests),
                     ),
                 )
             self.store.save(rec)
@@ -418,9 +476,14 @@ class Fence:
         tool_call_id: str = "",
         **_: Any,
     ) -> Any:
-        """Last middleware: run the tool only with the arguments that were decided."""
+        """Last middleware: run the tool only with the arguments that were decided, once.
+
+        Hermes 0.19.0 nests the chain for one call (the agent loop's invoke_tool runs it, then
+        handle_function_call runs it again around the dispatch): the inner layer, on the same
+        thread while the outer one runs, is the same execution, not a second one."""
+        key = ""
         try:
-            problem = self._execution_problem(
+            problem, key = self._execution_problem(
                 tool_name, args, task_id or "", session_id or "", tool_call_id or ""
             )
         except Exception as e:
@@ -429,24 +492,44 @@ class Fence:
         if problem is not None or next_call is None:
             message = f"opafence blocked {tool_name}: {problem or 'no execution path'}"
             return json.dumps({"error": message}, ensure_ascii=False)
-        return next_call(args)
+        running = self._running()
+        if key in running:
+            return next_call(args)
+        running.add(key)
+        try:
+            return next_call(args)
+        finally:
+            running.discard(key)
+
+    def _running(self) -> set[str]:
+        """Keys of the calls this thread is executing (the nested layers' view)."""
+        running: set[str] | None = getattr(self._executing, "keys", None)
+        if running is None:
+            running = self._executing.keys = set()
+        return running
 
     def _execution_problem(
         self, tool: str, args: Any, task_id: str, session_id: str, call_id: str
-    ) -> str | None:
+    ) -> tuple[str | None, str]:
         if self.error is not None or self.store is None:
-            return f"opafence could not start: {self.error}"
+            return f"opafence could not start: {self.error}", ""
         snap = snapshot(args)
         digest = args_hash(snap)
         root = self.store.root_session(session_id, task_id) or UNSCOPED
         key = SessionStore.call_key(self.store.task_key(root), tool, call_id, digest)
-        decided = self.store.decision_for(key)
+        decided = self.store.take_for_execution(key)
         if decided is None:
-            return "this call was never checked by opafence (it did not pass pre_tool_call) [NOT_DECIDED]"
+            return (
+                "this call was never checked by opafence (it did not pass pre_tool_call) [NOT_DECIDED]",
+                key,
+            )
         if decided.tool != tool or decided.args_hash != digest:
             self._audit({"event": "args_changed", "task": decided.task, "tool": tool, "call": call_id})
-            return "its arguments changed after they were checked; run it again [ARGS_CHANGED]"
-        return None
+            return "its arguments changed after they were checked; run it again [ARGS_CHANGED]", key
+        if decided.executed and key not in self._running():
+            # One decision, one run: a second execution of the same call was never decided.
+            return "this call already ran once on its decision; it must be checked again [ALREADY_RAN]", key
+        return None, key
 
     def post_tool_call(
         self,
@@ -478,11 +561,10 @@ class Fence:
         decided = self.store.decision_for(SessionStore.call_key(rec.key, tool, call_id, args_hash(snap)))
         if decided is None:
             return
-        facts = build_facts(tool, snap, self.facts_context())
         ran = status in ("ok", "error", "")
         with self.store._lock:
             if ran:
-                rec.facts.observe(tool, facts, self.workspace, secret_read=decided.secret_read)
+                rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)
@@ -505,6 +587,14 @@ class Fence:
                 )
         except Exception:
             log.exception("opafence: subagent_start failed")
+
+    def session_start(self, **_: Any) -> None:
+        """A new session: a good moment to sweep out tasks abandoned long ago."""
+        try:
+            if self.error is None:
+                self.sweep(min_gap_s=SESSION_SWEEP_GAP_S)
+        except Exception:
+            log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
         """The session is over: unload its task from OPA (its file stays until it expires)."""

@@ -2,14 +2,18 @@
 
 A task is a Hermes session. Sub-agents and execute_code calls map to their parent's task.
 Policy, session facts and grants persist in the state directory (0600), so a resumed session
-keeps its restrictions; a task idle longer than the configured time expires."""
+keeps its restrictions; a task idle longer than the configured time expires: `expire()` takes
+it out of memory and removes its file (and the plugin out of OPA), so a gateway that sees
+thousands of abandoned sessions does not keep them forever."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +31,7 @@ log = logging.getLogger("opafence.store")
 
 DECIDED_LIMIT = 4096
 DECIDED_TTL_S = 3600.0
+TMP_SUFFIX = ".tmp"  # write_private_file's temporary files (left behind by a crash)
 
 
 @dataclass
@@ -94,6 +99,8 @@ class Decided:
     classes: tuple[str, ...] = ()
     grants: tuple[str, ...] = ()
     secret_read: bool = False
+    ingests: tuple[str, ...] = ()  # untrusted content the call brings in once it has run
+    executed: bool = False  # the execution re-check let it run (each decision runs once)
 
 
 class SessionStore:
@@ -104,8 +111,11 @@ class SessionStore:
         self._lock = threading.RLock()
         self._tasks: dict[str, TaskRecord] = {}
         self._parent: dict[str, str] = {}  # child session id -> parent session id
-        self._task_ids: dict[str, str] = {}  # Hermes task_id (per turn) -> session id
+        self._linked_at: dict[str, float] = {}  # child session id -> when it was linked
+        # Hermes task_id (a fresh one per turn) -> (session id, when last seen)
+        self._task_ids: dict[str, tuple[str, float]] = {}
         self._decided: OrderedDict[str, Decided] = OrderedDict()
+        self._expired: list[str] = []  # keys get() found expired, for the next expire() to report
         self.platforms_seen: set[str] = set()
 
     # --- keys ------------------------------------------------------------------------------
@@ -120,8 +130,9 @@ class SessionStore:
         with self._lock:
             root = self._parent.get(parent_session, parent_session)
             self._parent[child_session] = root
+            self._linked_at[child_session] = time.time()
             if child_task_id:
-                self._task_ids[child_task_id] = child_session
+                self._task_ids[child_task_id] = (child_session, time.time())
 
     def is_child(self, session_id: str) -> bool:
         with self._lock:
@@ -130,28 +141,36 @@ class SessionStore:
     def note_task_id(self, task_id: str, session_id: str) -> None:
         if task_id and session_id:
             with self._lock:
-                self._task_ids[task_id] = session_id
+                self._task_ids[task_id] = (session_id, time.time())
 
     def root_session(self, session_id: str, task_id: str = "") -> str:
         """The session whose task governs a call (parents for sub-agents and execute_code)."""
         with self._lock:
-            sid = session_id or self._task_ids.get(task_id, "")
+            sid = session_id or self._task_ids.get(task_id, ("", 0.0))[0]
             return self._parent.get(sid, sid)
 
     # --- tasks -----------------------------------------------------------------------------
 
     def get(self, session_id: str) -> TaskRecord | None:
-        """The live task of a root session, loading a persisted one if it has not expired."""
+        """The live task of a root session, loading a persisted one if it has not expired.
+
+        Getting a task marks it active, so expire() never takes a task a hook is working on."""
         with self._lock:
             key = self.task_key(session_id)
             rec = self._tasks.get(key)
             if rec is None:
                 rec = self._load(key)
                 if rec is not None:
+                    # OPA does not hold a task read from disk: the next decision pushes it first.
+                    rec.unsynced = True
                     self._tasks[key] = rec
-            if rec is not None and time.time() - rec.last_active > self.idle_s:
+            now = time.time()
+            if rec is not None and now - rec.last_active > self.idle_s:
                 self._drop(key)
+                self._expired.append(key)
                 return None
+            if rec is not None:
+                rec.last_active = now
             return rec
 
     def create(self, session_id: str, owner: str, platform: str) -> TaskRecord:
@@ -194,6 +213,53 @@ class SessionStore:
         with self._lock:
             self._tasks.pop(self.task_key(session_id), None)
 
+    def expire(self, files: bool = True, now: float | None = None) -> list[str]:
+        """Drop every task idle longer than the idle time: from memory, with its file, its
+        sub-agent links and turn ids. Returns their keys (the plugin removes them from OPA).
+
+        With `files`, also removes expired files of tasks this process never loaded (earlier
+        processes, finished sessions): one directory scan, judged by modification time, which
+        every save() renews. Other Hermes processes of the same home share the directory; a
+        task idle that long has expired for them too."""
+        now = time.time() if now is None else now
+        with self._lock:
+            gone = [key for key, rec in self._tasks.items() if now - rec.last_active > self.idle_s]
+            for key in gone:
+                self._drop(key)
+            gone += self._expired
+            self._expired = []
+            live_roots = {rec.session_id for rec in self._tasks.values()}
+            # Sub-agent links whose root is no longer live (and has not been for the idle time:
+            # a finished session may still be resumed); turn ids not seen for the idle time.
+            self._parent = {
+                c: p
+                for c, p in self._parent.items()
+                if p in live_roots or now - self._linked_at.get(c, 0.0) <= self.idle_s
+            }
+            self._linked_at = {c: t for c, t in self._linked_at.items() if c in self._parent}
+            self._task_ids = {t: v for t, v in self._task_ids.items() if now - v[1] <= self.idle_s}
+            if files:
+                self._expire_files(now, {self._file(key).name for key in self._tasks})
+        return gone
+
+    def _expire_files(self, now: float, keep: set[str]) -> None:
+        try:
+            entries = list(os.scandir(self.dir))
+        except OSError as e:
+            log.warning("opafence: cannot scan %s: %s", self.dir, e)
+            return
+        for entry in entries:
+            name = entry.name
+            if name in keep or not (name.endswith(".json") or name.endswith(TMP_SUFFIX)):
+                continue
+            try:
+                if now - entry.stat(follow_symlinks=False).st_mtime > self.idle_s:
+                    os.unlink(entry.path)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                log.warning("opafence: cannot remove the expired task file %s: %s", name, e)
+
     # --- decided calls (for the execution middleware) ---------------------------------------
 
     @staticmethod
@@ -206,6 +272,14 @@ class SessionStore:
             self._decided.move_to_end(key)
             while len(self._decided) > DECIDED_LIMIT:
                 self._decided.popitem(last=False)
+
+    def take_for_execution(self, key: str) -> Decided | None:
+        """The decided call as it was, marking it executed (post_tool_call still finds it)."""
+        with self._lock:
+            d = self.decision_for(key)
+            if d is not None and not d.executed:
+                self._decided[key] = dataclasses.replace(d, executed=True)
+            return d
 
     def decision_for(self, key: str) -> Decided | None:
         with self._lock:

@@ -53,6 +53,8 @@ class Bridge:
         self.restarts = 0
         self.last_error: BridgeError | None = None
         self._tasks: dict[str, dict[str, Any]] = {}
+        self._pushed_at: dict[str, float] = {}  # task key -> time.monotonic() of its last put_task
+        self._undeleted: set[str] = set()  # expired tasks OPA may still hold (a DELETE failed)
         self._lock = threading.RLock()
         self._ready = threading.Event()
         self._closing = False
@@ -232,15 +234,45 @@ class Bridge:
         """Remember the task and push it; raises BridgeError if OPA did not take it."""
         with self._lock:
             self._tasks[key] = data
+            self._pushed_at[key] = time.monotonic()
+            self._undeleted.discard(key)
             if self._ready.is_set():
                 self._client().request_json("PUT", task_path(key), data, timeout_s=2.0)
 
     def delete_task(self, key: str) -> None:
         with self._lock:
             self._tasks.pop(key, None)
+            self._pushed_at.pop(key, None)
             if self._ready.is_set():
                 with contextlib.suppress(BridgeError):
                     self._client().request_json("DELETE", task_path(key), timeout_s=2.0)
+
+    def expire_tasks(self, keys: list[str], since: float) -> list[str]:
+        """Take expired tasks out of OPA, except those pushed again after `since` (a
+        time.monotonic() taken before they expired: a new task under the same key). A DELETE
+        that fails is retried on the next call; a restarted OPA never gets them back, since
+        only remembered tasks are re-pushed. Returns the keys OPA no longer holds."""
+        done: list[str] = []
+        with self._lock:
+            for key in [*keys, *sorted(self._undeleted - set(keys))]:
+                if self._pushed_at.get(key, 0.0) > since:
+                    self._undeleted.discard(key)
+                    continue
+                self._tasks.pop(key, None)
+                self._pushed_at.pop(key, None)
+                self._undeleted.add(key)
+                if not self._ready.is_set():
+                    continue  # a restarting OPA starts empty and is only given live tasks
+                try:
+                    status, body = self._client().request("DELETE", task_path(key), timeout_s=2.0)
+                except BridgeError as e:
+                    status, body = 0, str(e).encode()
+                if status >= 300 and status != 404:  # 404: OPA does not hold it (restarted)
+                    log.warning("opafence: could not remove expired task %s from OPA: %s", key, body[:200])
+                    continue
+                self._undeleted.discard(key)
+                done.append(key)
+        return done
 
     def task_keys(self) -> list[str]:
         with self._lock:

@@ -16,7 +16,7 @@ import data.opafence.lib.reason
 # description: "The organization bundle '{{.bundle}}' claims data outside 'org' (roots {{.roots}}), so every call is blocked."
 # custom:
 #   code: ORG_BUNDLE_ROOTS
-#   fix: Give the bundle's .manifest roots under org (for example ["org"] or ["org/agent", "org/acme"]) and republish it.
+#   fix: Give the bundle's .manifest roots under org (for example ["org/agent/acme", "org/acme"]) and republish it.
 deny contains object.union(reason.render(rego.metadata.rule(), vars), {"always": true}) if {
 	some name, bundle in data.system.bundles
 	not roots_acceptable(bundle)

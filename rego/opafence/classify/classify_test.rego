@@ -66,6 +66,9 @@ cases := [
 	{"tool": "x_search", "args": {"query": "opa"}, "want": {"READ"}},
 	# browser
 	{"tool": "browser_navigate", "args": {"url": "https://example.com"}, "facts": {"urls": [url("https://example.com")]}, "want": {"READ"}},
+	{"tool": "browser_navigate", "args": {"url": "javascript:alert(1)"}, "facts": {"urls": [script_url("javascript")]}, "want": {"READ", "EXECUTION"}},
+	{"tool": "browser_navigate", "args": {"url": "data:text/html,x"}, "facts": {"urls": [script_url("data")]}, "want": {"READ", "EXECUTION"}},
+	{"tool": "browser_cdp", "args": {"method": "Page.navigate", "params": {"url": "javascript:x"}}, "facts": {"urls": [script_url("javascript")]}, "want": {"READ", "EXECUTION"}},
 	{"tool": "browser_snapshot", "args": {"full": true}, "want": {"READ"}},
 	{"tool": "browser_get_images", "args": {}, "want": {"READ"}},
 	{"tool": "browser_vision", "args": {"question": "what is it"}, "want": {"READ"}},
@@ -368,4 +371,9 @@ test_protected_paths_from_config if {
 test_empty_host_paths_protect_nothing if {
 	inp := object.union(write_input("/ws/a.py"), {"host": {"state_dir": "", "hermes_home": "", "package_dir": "", "opa_socket": "", "workspace": ["/ws"]}})
 	classify.classes == {"LOCAL_WRITE"} with input as inp
+}
+
+script_url(scheme) := {
+	"raw": concat("", [scheme, ":x"]), "scheme": scheme, "host": "", "port": null, "path": "x", "query_len": 0,
+	"has_credentials": false, "secret_like": false, "ip": false, "loopback": false, "private": false, "arg": "url",
 }

@@ -181,6 +181,21 @@ tool_actions contains action.make("LOCAL_WRITE", {"paths": fact_paths}) if {
 
 # --- browser -------------------------------------------------------------------------------------
 
+# A URL the browser is sent to that runs script (javascript:, data:) instead of loading a page.
+script_url if {
+	some u in input.facts.urls
+	data.opafence.classify.script_url_schemes[lower(u.scheme)]
+}
+
+tool_actions contains action.make("READ", object.union(fact_targets("READ"), {"egress": true})) if {
+	input.call.tool == "browser_navigate"
+}
+
+tool_actions contains action.make("EXECUTION", {"egress": true, "why": "script URL"}) if {
+	input.call.tool in {"browser_navigate", "browser_cdp"}
+	script_url
+}
+
 console_evaluates if {
 	is_string(input.call.args.expression)
 	trim_space(input.call.args.expression) != ""

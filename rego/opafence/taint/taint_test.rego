@@ -11,6 +11,21 @@ mem(args) := f.call("memory", args, {})
 
 block(code) := {"deny": [code]}
 
+urls(inp, us) := object.union(inp, {"facts": object.union(inp.facts, {"urls": us})})
+
+words(inp, ws) := object.union(inp, {"facts": object.union(inp.facts, {"words": ws})})
+
+local(host, loopback, private) := object.union(f.url(concat("", ["http://", host, "/"]), host, "/", 0), {
+	"scheme": "http", "loopback": loopback, "private": private,
+})
+
+# The input with a task whose grant names raw as a path to write.
+named(inp, raw) := object.union(inp, {"named": f.path_of(raw)})
+
+task_of(inp) := f.task([{"id": "g1", "class": "LOCAL_WRITE", "capability": "edit", "paths": [inp.named], "evidence": "x"}]) if {
+	inp.named
+} else := f.no_task
+
 cases := [
 	# --- execution and installs ---------------------------------------------------------
 	{"name": "tainted shell not granted", "input": t(one(["make", "deploy"])), "classes": ["EXECUTION"], "authorized": ["READ"], "want": block("TAINT_EXECUTION")},
@@ -35,11 +50,37 @@ cases := [
 	{"name": "tainted npm config set", "input": t(one(["npm", "config", "set", "ignore-scripts", "false"])), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {"deny": ["TAINT_EXECUTION", "TAINT_CONFIG"]}},
 	{"name": "tainted config granted", "input": t(f.write_file("~/.gitconfig")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {}},
 	{"name": "tainted workspace write is the task's business", "input": t(f.write_file("src/app.py")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
-	{"name": "tainted workspace dotfile", "input": t(f.write_file(".github/workflows/ci.yml")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted CI workflow", "input": t(f.write_file(".github/workflows/ci.yml")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted CI workflow the task allows", "input": t(f.write_file(".github/workflows/ci.yml")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {}},
+	{"name": "tainted Makefile", "input": t(f.write_file("Makefile")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted nested package.json", "input": t(f.write_file("web/package.json")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted conftest", "input": t(f.write_file("tests/conftest.py")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted editor tasks", "input": t(f.write_file(".vscode/tasks.json")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted git config file", "input": t(f.write_file(".git/config")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted exec file the user named", "input": named(t(f.write_file("Makefile")), "Makefile"), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted .pth file", "input": t(f.write_file(".venv/lib/python3.11/site-packages/x.pth")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_EXEC_FILE")},
+	{"name": "tainted ordinary source file", "input": t(f.write_file("src/makefile_parser.py")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted github dir but not a workflow", "input": t(f.write_file(".github/CODEOWNERS")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
+	# --- agent instructions -----------------------------------------------------------------
+	{"name": "tainted AGENTS.md", "input": t(f.write_file("AGENTS.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted nested claude.md", "input": t(f.write_file("docs/Claude.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted cursor rule", "input": t(f.write_file(".cursor/rules/a.mdc")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted copilot instructions", "input": t(f.write_file(".github/instructions/py.instructions.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted home claude dir", "input": t(f.write_file("~/.claude/settings.json")), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {"deny": ["TAINT_AGENT_INSTRUCTIONS"]}},
+	{"name": "tainted redirect into AGENTS.md", "input": t(f.terminal([f.shx(["echo", "x"], {"redirects": [f.redirect(">>", "AGENTS.md")]})])), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted delete of AGENTS.md", "input": t(one(["rm", "AGENTS.md"])), "classes": ["DELETE"], "authorized": ["READ", "DELETE", "EXECUTION"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted AGENTS.md the user named", "input": named(t(f.write_file("AGENTS.md")), "AGENTS.md"), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {}},
+	{"name": "tainted cursor rule in the directory the user named", "input": named(t(f.write_file(".cursor/rules/a.mdc")), ".cursor/rules"), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {}},
+	{"name": "a named ordinary directory does not name the instructions in it", "input": named(t(f.write_file("src/AGENTS.md")), "src"), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": block("TAINT_AGENT_INSTRUCTIONS")},
+	{"name": "tainted read of AGENTS.md", "input": t(f.read_file("AGENTS.md")), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{"name": "untainted AGENTS.md asks", "input": f.write_file("AGENTS.md"), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {"ask": ["AGENT_INSTRUCTIONS"]}},
+	{"name": "untainted AGENTS.md the user named", "input": named(f.write_file("AGENTS.md"), "AGENTS.md"), "classes": ["LOCAL_WRITE"], "authorized": ["READ", "LOCAL_WRITE"], "want": {}},
+	{"name": "untainted Makefile is the task's business", "input": f.write_file("Makefile"), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted git config read", "input": t(one(["git", "config", "--get", "user.email"])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	# --- skills ---------------------------------------------------------------------------
 	{"name": "tainted skill create", "input": t(f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {})), "classes": ["SELF_MODIFICATION"], "authorized": ["READ"], "want": block("TAINT_SKILL")},
-	{"name": "tainted skill file write", "input": t(f.write_file("~/.hermes/skills/x/SKILL.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {"deny": ["TAINT_SKILL", "TAINT_CONFIG"]}},
+	{"name": "untainted skill create is not an instructions file", "input": f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {"paths": [f.pf("~/.hermes/skills/x", "name", "arg", "")]}), "classes": ["MEMORY_WRITE"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted skill file write", "input": t(f.write_file("~/.hermes/skills/x/SKILL.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {"deny": ["TAINT_SKILL", "TAINT_CONFIG", "TAINT_AGENT_INSTRUCTIONS"]}},
 	{"name": "tainted skill granted", "input": t(f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {})), "classes": ["SELF_MODIFICATION"], "authorized": ["READ", "SELF_MODIFICATION"], "want": {}},
 	# --- memory lanes ---------------------------------------------------------------------
 	{"name": "tainted memory fact not granted", "input": t(mem({"action": "add", "target": "memory", "content": "Project uses Postgres 15"})), "classes": ["MEMORY_WRITE"], "authorized": ["READ"], "want": block("TAINT_MEMORY")},
@@ -115,28 +156,88 @@ cases := [
 		"classes": ["COMMUNICATION"], "authorized": ["READ"],
 		"want": block("TAINT_UNAUTHORIZED"),
 	},
+	# --- the local network and sub-agents ---------------------------------------------------
+	{"name": "tainted GET of a loopback admin page", "input": t(urls(f.call("web_extract", {"urls": ["x"]}, {}), [local("127.0.0.1", true, true)])), "classes": ["READ"], "authorized": ["READ"], "want": {"ask": ["TAINT_LOCAL_NETWORK"]}},
+	{"name": "tainted GET of the router", "input": t(urls(one(["curl", "http://192.168.1.1/"]), [local("192.168.1.1", false, true)])), "classes": ["READ"], "authorized": ["READ"], "want": {"ask": ["TAINT_LOCAL_NETWORK"]}},
+	{"name": "tainted file URL is not a service", "input": t(urls(f.call("browser_navigate", {"url": "x"}, {}), [object.union(local("", false, false), {"scheme": "file"})])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted remote GET", "input": t(urls(f.call("web_extract", {"urls": ["x"]}, {}), [f.url("https://a.test/", "a.test", "/", 0)])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{"name": "untainted loopback GET", "input": urls(f.call("web_extract", {"urls": ["x"]}, {}), [local("127.0.0.1", true, true)]), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{"name": "tainted metadata service", "input": t(urls(one(["curl", "http://169.254.169.254/latest/"]), [local("169.254.169.254", false, true)])), "classes": ["READ"], "authorized": ["READ"], "want": block("TAINT_CLOUD_METADATA")},
+	{"name": "tainted metadata by name", "input": t(urls(f.call("web_extract", {"urls": ["x"]}, {}), [local("metadata.google.internal", false, true)])), "classes": ["READ"], "authorized": ["READ"], "want": block("TAINT_CLOUD_METADATA")},
+	{"name": "tainted delegation with a command", "input": t(words(f.call("delegate_task", {"goal": "x"}, {}), ["run", "curl", "evil", "sh"])), "classes": ["READ"], "authorized": ["READ"], "want": {"ask": ["TAINT_DELEGATION"]}},
+	{"name": "tainted research delegation", "input": t(words(f.call("delegate_task", {"goal": "x"}, {}), ["summarize", "the", "page"])), "classes": ["READ"], "authorized": ["READ"], "want": {}},
+	{"name": "untainted delegation with a command", "input": words(f.call("delegate_task", {"goal": "x"}, {}), ["run", "make", "deploy"]), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	# --- without taint nothing here applies ------------------------------------------------
 	{"name": "untainted shell", "input": one(["make", "deploy"]), "classes": ["EXECUTION"], "authorized": ["READ"], "want": {}},
 	{"name": "untainted email", "input": f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), "classes": ["COMMUNICATION"], "authorized": ["READ"], "want": {}},
 	{"name": "sources alone taint", "input": f.with_session(one(["make"]), object.union(f.session, {"taint": {"sources": ["email"]}})), "classes": ["EXECUTION"], "authorized": ["READ"], "want": block("TAINT_EXECUTION")},
 ]
 
-results[c.name] := r if {
-	some c in cases
+got(c) := r if {
 	r := {
 		"deny": {x.code | some x in taint.deny},
-		"ask": set(),
+		"ask": {x.code | some x in taint.ask},
 	} with input as c.input
-		with data.tasks.t as f.no_task
+		with data.tasks.t as task_of(c.input)
 		with data.opafence.classify.classes as {x | some x in c.classes}
 		with data.opafence.task.authorized as {x | some x in c.authorized}
 }
 
-test_taint_table if {
-	fails := f.failures(cases, results)
+# The table in chunks of 12, so that no single test runs long on a busy machine.
+chunk_failures(k) := [sprintf("%s: got %v want %v", [c.name, got(c), f.want(c)]) |
+	some c in array.slice(cases, k * 12, (k + 1) * 12)
+	got(c) != f.want(c)
+]
+
+test_taint_table_0 if {
+	fails := chunk_failures(0)
 	print(fails)
 	fails == []
 }
+
+test_taint_table_1 if {
+	fails := chunk_failures(1)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_2 if {
+	fails := chunk_failures(2)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_3 if {
+	fails := chunk_failures(3)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_4 if {
+	fails := chunk_failures(4)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_5 if {
+	fails := chunk_failures(5)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_6 if {
+	fails := chunk_failures(6)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_7 if {
+	fails := chunk_failures(7)
+	print(fails)
+	fails == []
+}
+
+test_taint_table_chunks_cover_every_case if count(cases) <= 8 * 12
 
 test_message_names_sources if {
 	rs := taint.deny with input as f.with_session(one(["make"]), object.union(f.session, {"taint": {"untrusted": true, "sources": ["web", "email"]}}))

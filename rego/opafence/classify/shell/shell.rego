@@ -59,6 +59,21 @@ actions contains adjust(a, cmd) if {
 
 actions contains act("UNKNOWN", {"argv": [], "why": "opaque shell"}) if opaque
 
+# METADATA
+# title: named paths
+# description: |
+#   Paths a command names outside its operands (facts.paths with via "command"): the file
+#   `xargs -a FILE` reads, the host directory a container's bind mount lets it write, the
+#   directory `pytest --basetemp` empties.
+actions contains act(command_path_classes[p.op], {"paths": {p.path}}) if {
+	some p in input.facts.paths
+	p.via == "command"
+	p.path != ""
+	command_path_classes[p.op]
+}
+
+command_path_classes := {"read": "READ", "write": "LOCAL_WRITE"}
+
 actions contains act("EXECUTION", {"open": true}) if opaque
 
 # METADATA
@@ -126,7 +141,10 @@ version_query(cmd) if {
 
 flag_is(g, f) if startswith(g, concat("", [f, "="]))
 
-command_actions(cmd) := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
+command_actions(cmd) := redirect_actions(cmd) if {
+	# a bare redirection (`> f`, `$(< f)`): nothing runs
+	count(cmd.argv) == 0
+} else := {act("READ", {"paths": {p | some p in operand_paths(cmd)}, "argv": cmd.argv})} if {
 	plain_read(cmd)
 } else := {act("READ", {"argv": cmd.argv})} | surroundings(cmd) if {
 	version_query(cmd)

@@ -307,7 +307,43 @@ cases := [
 	{"argv": ["curl", "-o", "-", "https://example.com"], "want": {"READ"}},
 	{"argv": ["curl", "-o", "/dev/null", "https://example.com"], "want": {"READ"}},
 	{"argv": ["curl", "-O", "https://example.com/a.txt"], "want": {"READ", "LOCAL_WRITE"}},
+	# --- session lists, rimraf -----------------------------------------------------------------
+	{"argv": ["screen", "-ls"], "want": {"READ"}},
+	{"argv": ["screen", "-dmS", "n", "make"], "want": {"EXECUTION"}},
+	{"argv": ["tmux", "ls"], "want": {"READ"}},
+	{"argv": ["tmux", "list-sessions"], "want": {"READ"}},
+	{"argv": ["tmux", "new", "-d"], "want": {"EXECUTION"}},
+	{"argv": ["rimraf", "dist"], "want": {"DELETE"}},
+	# --- tar: creating writes the archive; extracting writes what the archive holds ------------------
+	{"argv": ["tar", "-czf", "out.tgz", "src"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "czf", "out.tgz", "src"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "-tvf", "backup.tar"], "want": {"READ"}},
+	{"argv": ["tar", "-cf", "-", "src"], "want": {"READ"}},
+	{"argv": ["tar", "-xzf", "a.tgz"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "xzf", "a.tgz"], "want": {"READ", "LOCAL_WRITE"}},
+	{"argv": ["tar", "--create", "--file=out.tar", "src"], "want": {"READ", "LOCAL_WRITE"}},
 ]
+
+# A bare redirection (`$(< f)`, `> f`) runs nothing: only its redirections count.
+bare(r) := {
+	"name": "", "argv": [], "flags": [], "operands": [], "operand_paths": [], "env": {}, "redirects": [r],
+	"wrappers": [], "context": "command_substitution", "depth": 1, "pipe_from": "", "dynamic": false,
+}
+
+test_bare_redirection_is_only_its_redirection if {
+	classify.classes == {"READ"} with input as shell_input([bare(redirect("<", "README.md", "read"))])
+	classify.classes == {"LOCAL_WRITE"} with input as shell_input([bare(redirect(">", "out.txt", "write"))])
+}
+
+# Paths a command names outside its operands (facts.paths via "command").
+test_command_paths_are_reads_and_writes if {
+	inp := shell_input([command(["docker", "run", "-v", "/srv:/s", "alpine", "true"])])
+	mount := {"raw": "/srv", "path": "/srv", "arg": "command", "via": "command", "op": "write"}
+	acts := classify.actions with input as json.patch(inp, [{"op": "add", "path": "/facts/paths", "value": [mount]}])
+	some a in acts
+	a.class == "LOCAL_WRITE"
+	a.paths == {"/srv"}
+}
 
 row_input(row) := shell_input(array.concat([cmdx(row.argv, object.get(row, "x", {}))], object.get(row, "also", [])))
 
@@ -350,6 +386,10 @@ target_cases := [
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "caps", "want": ["commit"]},
 	{"argv": ["git", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws"]},
 	{"argv": ["git", "-C", "/srv/app", "commit", "-m", "x"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv/app"]},
+	{"argv": ["tar", "-czf", "out.tgz", "src"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/ws/out.tgz"]},
+	{"argv": ["tar", "czf", "/srv/b.tgz", "src"], "class": "LOCAL_WRITE", "field": "paths", "want": ["/srv/b.tgz"]},
+	{"argv": ["tar", "--create", "--file=out.tar", "src"], "class": "LOCAL_WRITE", "field": "open", "want": true},
+	{"argv": ["tar", "-xzf", "a.tgz"], "class": "LOCAL_WRITE", "field": "open", "want": true},
 	{"argv": ["git", "rm", "a.py", "b.py"], "class": "DELETE", "field": "paths", "want": ["/ws/a.py", "/ws/b.py"]},
 	{"argv": ["git", "clean", "-fd"], "class": "DELETE", "field": "paths", "want": ["/ws"]},
 	{"argv": ["rm", "-rf", "build", "dist"], "class": "DELETE", "field": "paths", "want": ["/ws/build", "/ws/dist"]},

@@ -60,13 +60,15 @@ special_set("ip", cmd) := {act("EXECUTION", {"argv": cmd.argv, "caps": {"run_com
 
 special_set("remote", cmd) := remote_actions(cmd)
 
-special_set("git_push", cmd) := git_push_actions(cmd)
+special_set("git_push", cmd) := git_push_actions(cmd) | git_exec_actions(cmd)
 
 special_set("git_discard", cmd) := {act("DELETE", {"paths": target_paths(cmd, "operands_or_repo"), "argv": cmd.argv}) |
 	git_discards(cmd)
 }
 
 special_set("git", cmd) := git_exec_actions(cmd)
+
+special_set("tar", cmd) := tar_actions(cmd)
 
 special_set("", _) := set()
 
@@ -528,3 +530,78 @@ destination(cmd) := {git_dir(cmd)} | {p | some p in rest_paths(cmd)} if {
 } else := {p | some p in array.slice(positional_paths(cmd), 1, count(positional_paths(cmd)))} | {git_dir(cmd) | "-C" in cmd.argv} if {
 	count(positional_paths(cmd)) > 1
 } else := {git_dir(cmd)}
+
+# --- tar ---------------------------------------------------------------------------------------
+
+tar_create_flags := {"-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate"}
+
+# `tar czf out.tgz src`: the first argument is a bundle of option letters without a dash.
+tar_key(cmd) := cmd.argv[1] if regex.match(`^[A-Za-z]+$`, cmd.argv[1])
+
+tar_creates(cmd) if {
+	some f in tar_create_flags
+	flag_given(cmd, f)
+}
+
+tar_creates(cmd) if regex.match(`^[A-Za-z]*[cruA][A-Za-z]*$`, tar_key(cmd))
+
+tar_extracts(cmd) if regex.match(`^[A-Za-z]*x[A-Za-z]*$`, tar_key(cmd))
+
+# Creating writes the archive the -f option names (open when it is not a resolved word of its own).
+tar_actions(cmd) := {tar_archive_write(cmd) | tar_creates(cmd); not tar_archives(cmd) == {"/dev/null"}} | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
+	tar_extracts(cmd)
+}
+
+tar_archive_write(cmd) := act("LOCAL_WRITE", {"paths": ps, "argv": cmd.argv}) if {
+	ps := tar_archives(cmd)
+	count(ps) == 1
+	not tar_file_hidden(cmd)
+} else := act("LOCAL_WRITE", {"open": true, "argv": cmd.argv})
+
+tar_archives(cmd) := {p |
+	some i, t in cmd.argv
+	i > 0
+	tar_file_word(cmd, i, t)
+	v := cmd.argv[i + 1]
+	some j, o in operands(cmd)
+	o == v
+	v != "-"
+	p := operand_paths(cmd)[j]
+	p != ""
+	not null_path(p)
+} | {"/dev/null" |
+	some i, t in cmd.argv
+	i > 0
+	tar_file_word(cmd, i, t)
+	tar_no_file(cmd.argv[i + 1])
+}
+
+# `-f -` is standard output; /dev/null is nothing.
+tar_no_file("-")
+
+tar_no_file(v) if null_path(v)
+
+tar_file_word(_, _, "-f")
+
+tar_file_word(_, _, "--file")
+
+tar_file_word(_, i, t) if {
+	i > 0
+	regex.match(`^-[A-Za-z]*f$`, t)
+}
+
+tar_file_word(cmd, 1, t) if {
+	t == tar_key(cmd)
+	endswith(t, "f")
+}
+
+# --file=NAME, or -f inside a cluster that does not end the word: not resolved by the facts.
+tar_file_hidden(cmd) if {
+	some t in cmd.argv
+	startswith(t, "--file=")
+}
+
+tar_file_hidden(cmd) if {
+	some t in cmd.argv
+	regex.match(`^-[A-Za-z]*f[A-Za-z]+$`, t)
+}

@@ -89,14 +89,31 @@ expand(raw) := p if {
 home := norm(input.host.home)
 
 # METADATA
+# title: homes
+# description: >-
+#   Every home directory the call can reach, normalized: where ~ points (host.home) and the
+#   other homes Hermes' tools still reach by absolute path (host.other_homes: the user's own
+#   home when terminal.home_mode gives the tools $HERMES_HOME/home).
+homes := {h |
+	some raw in array.concat([input.host.home], object.get(input.host, "other_homes", []))
+	h := norm(raw)
+	not h in {"", "/"}
+}
+
+# METADATA
 # title: home_relative
 # description: >-
-#   A normalized path relative to the home directory ("/home/u/.ssh/id_rsa" -> ".ssh/id_rsa"),
-#   for tables of home-relative paths; undefined outside home.
-home_relative(np) := substring(np, count(home) + 1, -1) if {
-	home != ""
-	home != "/"
-	startswith(np, concat("", [home, "/"]))
+#   A normalized path relative to the home directory it lies in ("/home/u/.ssh/id_rsa" ->
+#   ".ssh/id_rsa"; the innermost one when homes nest), for tables of home-relative paths;
+#   undefined outside every home.
+home_relative(np) := substring(np, count(h) + 1, -1) if h := innermost_home(np)
+
+innermost_home(np) := h if {
+	inside := {x | some x in homes; startswith(np, concat("", [x, "/"]))}
+	some h in inside
+	every other in inside {
+		count(other) <= count(h)
+	}
 }
 
 # METADATA
@@ -408,6 +425,12 @@ path_recursive(p) if {
 }
 
 path_recursive(p) if p.op == "move_from"
+
+# A directory a command is handed to write (a container's bind mount): everything below it.
+path_recursive(p) if {
+	p.via == "command"
+	p.op == "write"
+}
 
 path_kind(p) := "delete" if {
 	p.op == "delete"

@@ -52,8 +52,8 @@ critical_dir(p) if critical_norm(common.norm(p))
 critical_norm(np) if np in system_dirs
 
 critical_norm(np) if {
-	common.home != ""
-	common.within(common.home, np)
+	some h in common.homes
+	common.within(h, np)
 }
 
 critical_norm(np) if common.home_relative(np) in home_dirs
@@ -102,9 +102,34 @@ wipes(c) if {
 
 wipes(c) if common.cmd_name(c) == "mv"
 
+# rimraf (the npm package's command) always removes recursively.
+wipes(c) if common.cmd_name(c) == "rimraf"
+
 soft_delete(c, i, p) if {
 	common.soft_command(c, {c.operands[i]})
 } else := common.soft_path(p)
+
+# METADATA
+# title: DESTRUCTIVE_SYNC
+# description: >-
+#   `{{.command}}` would delete everything in {{.path}} that its source does not hold (a system
+#   directory, the home directory or a repository root).
+# custom:
+#   code: DESTRUCTIVE_DELETE
+#   fix: Sync into a new or build directory, without --delete, or copy only the files you need.
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "path": p}),
+	"soft": soft_delete(c, last, p),
+} if {
+	some c in common.commands
+	common.cmd_name(c) == "rsync"
+	some f in c.flags
+	startswith(f, "--delete")
+	last := count(c.operands) - 1
+	last > 0
+	some p in ({common.operand_path(c, last)} | common.shifted(c.operands[last]))
+	critical(p)
+}
 
 # METADATA
 # title: DESTRUCTIVE_DELETE_CODE
@@ -355,6 +380,58 @@ soft_db(what) if {
 	db_client(c)
 	common.soft_command(c, {lower(split(what, " ")[0])})
 }
+
+# METADATA
+# title: DATABASE_FILE_WIPE
+# description: "`{{.command}}` empties or cuts short the database file {{.path}}."
+# custom:
+#   code: DATABASE_WIPE
+#   fix: Back up the database first; change it with its own client, or let the user reset it.
+findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": line(c), "path": p}),
+	"soft": soft_file_wipe(c, p),
+} if {
+	some c in common.commands
+	some p in db_file_wipes(c)
+}
+
+db_file(p) if regex.match(`(?i)\.(db|sqlite|sqlite3|db3|s3db|sl3|duckdb|mdb|accdb|realm|kdbx)$`, p)
+
+# truncate -s 0 app.db (any size but a growth), `> app.db`, `cp /dev/null app.db`.
+db_file_wipes(c) := ({p |
+	common.cmd_name(c) == "truncate"
+	not truncate_grows(c)
+	some p in common.operand_paths(c)
+	db_file(p)
+} | {r.path |
+	some r in c.redirects
+	r.mode == "write"
+	db_file(r.path)
+}) | {p |
+	common.cmd_name(c) in {"cp", "dd"}
+	some src in array.concat(c.operands, [v | some v in common.keyword_paths(c, "if")])
+	src in {"/dev/null", "/dev/zero"}
+	some t in common.cmd_changes(c)
+	db_file(t.path)
+	p := t.path
+}
+
+truncate_grows(c) if {
+	some f in {"-s", "--size"}
+	some v in common.values(c, f)
+	startswith(v, "+")
+}
+
+truncate_grows(c) if {
+	some a in c.argv
+	regex.match(`^-s\+`, a)
+}
+
+default soft_file_wipe(_, _) := false
+
+soft_file_wipe(c, _) if common.soft_command(c, {c.name})
+
+soft_file_wipe(_, p) if common.soft_path(p)
 
 # --- cloud and infrastructure deletes -------------------------------------------------------------------
 

@@ -234,6 +234,20 @@ runs_download(c) if {
 	downloader(d)
 }
 
+# `curl … | xargs sh -c`, `wget -qO- … | xargs -I{} python3 -c '{}'`: the download becomes the
+# program (or part of it) through xargs' arguments.
+runs_download(c) if {
+	c.pipe_from != ""
+	"xargs" in c.wrappers
+	xargs_program(c)
+	some d in common.commands
+	downloader(d)
+}
+
+xargs_program(c) if inline_program(c)
+
+xargs_program(c) if count([o | some o in c.operands; o != "-"]) == 0
+
 # `bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(wget -qO- …)"`, `python -c "$(curl …)"`.
 runs_download(c) if {
 	some d in common.commands

