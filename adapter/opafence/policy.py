@@ -78,6 +78,13 @@ class Grant(Model):
     max_calls: int | None = None
     # run_command: each simple command of the literal (Rego: its own deletes, writes, sends ...)
     literals: list[CommandLiteral] = Field(default_factory=list)
+    # What the grant acts on ("issue", "pull_request", "event", ...) and the kinds of action it
+    # allows ("create", "update", "close", ...): an MCP tool must name one of the objects as its
+    # head noun and only verbs of those kinds (rego/opafence/lib/grants.rego).
+    objects: list[str] = Field(default_factory=list)
+    operations: list[str] = Field(default_factory=list)
+    # Share grants: the access the recipients get ("read", "comment", "write").
+    access: str = ""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -95,6 +102,9 @@ class Bounds(Model):
     domains: list[str] = Field(default_factory=list)
     recipients: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)
+    # "only touch src/parser.py": writes, deletes and permission changes stay inside these paths;
+    # reads are not bounded by them.
+    write_paths: list[str] = Field(default_factory=list)
 
 
 class Budgets(Model):

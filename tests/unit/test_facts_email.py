@@ -87,6 +87,39 @@ CASES: list[tuple[str, Any, list[dict[str, Any]]]] = [
         "иван@почта.рф",
         [Rc("иван@почта.рф", "иван@xn--80a1acny.xn--p1ai")],
     ),
+    (
+        "mailto with recipients in the query",
+        "mailto:bob@example.com?cc=eve@evil.example&bcc=mal%40evil.example&subject=hi",
+        [
+            Rc(
+                "mailto:bob@example.com?cc=eve@evil.example&bcc=mal%40evil.example&subject=hi",
+                "bob@example.com",
+            ),
+            Rc(
+                "mailto:bob@example.com?cc=eve@evil.example&bcc=mal%40evil.example&subject=hi",
+                "eve@evil.example",
+                field="cc",
+            ),
+            Rc(
+                "mailto:bob@example.com?cc=eve@evil.example&bcc=mal%40evil.example&subject=hi",
+                "mal@evil.example",
+                field="bcc",
+            ),
+        ],
+    ),
+    (
+        "mailto with a percent-encoded address",
+        "mailto:bob%40example.com",
+        [Rc("mailto:bob%40example.com", "bob@example.com")],
+    ),
+    (
+        "mailto in angle brackets with a To in the query",
+        "<mailto:bob@example.com?To=eve@evil.example>",
+        [
+            Rc("<mailto:bob@example.com?To=eve@evil.example>", "bob@example.com"),
+            Rc("<mailto:bob@example.com?To=eve@evil.example>", "eve@evil.example"),
+        ],
+    ),
     ("no domain", "bob", [Rc("bob", "bob", valid=False)]),
     ("double dot", "a..b@example.com", [Rc("a..b@example.com", "a..b@example.com", valid=False)]),
     ("bad domain", "a@-bad-.com", [Rc("a@-bad-.com", "a@-bad-.com", valid=False)]),
@@ -135,6 +168,42 @@ def test_prose_with_an_address_is_not_a_recipient() -> None:
 def test_nested_message() -> None:
     facts = build_facts("mcp__outlook__send", {"message": {"toRecipients": [{"address": "a@x.org"}]}}, CTX)
     assert [(r["field"], r["address"]) for r in facts["recipients"]] == [("address", "a@x.org")]
+
+
+def test_raw_message_headers_are_recipients() -> None:
+    raw = "From: me@x.org\r\nTo: a@x.org\r\nBcc: eve@evil.example\r\nReply-To: r@x.org\r\n\r\nhi"
+    facts = build_facts("mcp__gmail__send_message", {"raw": raw}, CTX)
+    assert [(r["field"], r["address"]) for r in facts["recipients"]] == [
+        ("to", "a@x.org"),
+        ("bcc", "eve@evil.example"),
+        ("reply-to", "r@x.org"),
+    ]
+
+
+def test_base64url_raw_message() -> None:
+    import base64
+
+    raw = base64.urlsafe_b64encode(b"To: a@x.org\r\nCc: eve@evil.example\r\n\r\nhi").decode().rstrip("=")
+    facts = build_facts("mcp__gmail__send_message", {"raw": raw}, CTX)
+    assert [(r["field"], r["address"]) for r in facts["recipients"]] == [
+        ("to", "a@x.org"),
+        ("cc", "eve@evil.example"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "To: the team\n\nThe release is out.",
+        "Note: meeting at 10:30",
+        "Agenda:\nTo: be decided",
+        "Subject: hi",
+    ],
+)
+def test_prose_is_no_raw_message(body: str) -> None:
+    assert build_facts("mcp__gmail__send_email", {"to": "a@x.org", "body": body}, CTX)["recipients"] == [
+        Rc("a@x.org", "a@x.org")
+    ]
 
 
 @settings(max_examples=400, deadline=None)

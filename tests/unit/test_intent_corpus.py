@@ -5,8 +5,9 @@ Load the intent corpus (tests/data/intent/*.jsonl) and compare policies with exp
 A case: {"id", "m": message, "g": grants, "p": prohibitions, "b": bounds, "ro": read_only,
 "dropped": substrings of drop reasons, "data": kinds the splitter must keep as data}.
 A follow-up case has "msgs": [[sender, message], ...] and "owner" instead of "m".
-Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"packages"|"tools": [...],
-"workspace": bool, "max_calls": int, "message": int}; "<cwd>" and "<home>" in paths.
+Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"packages"|"tools"|"objects"|
+"operations": [...], "workspace": bool, "max_calls": int, "access": str, "message": int}; "<cwd>" and
+"<home>" in paths. Bounds: {"domains"|"recipients"|"paths"|"write_paths": [...]}.
 Prohibitions: "CLASS[,CLASS][:kw,kw]", "*", "*:prod", or "egress".
 Grants, prohibitions, bounds and read_only are compared exactly; absent means none.
 """
@@ -37,7 +38,8 @@ HOST = Host(
     cwd=CWD,
 )
 EGRESS = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
-TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools")
+TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools", "objects", "operations")
+BOUNDS = ("domains", "recipients", "paths", "write_paths")
 
 
 def load(name: str | None = None) -> list[dict[str, Any]]:
@@ -64,6 +66,7 @@ def grant_key(g: dict[str, Any], with_message: bool) -> tuple[Any, ...]:
         *(tuple(sorted(_sub(v) for v in g.get(t, []))) for t in TARGETS),
         bool(g.get("workspace", False)),
         g.get("max_calls"),
+        g.get("access", ""),
         g.get("message") if with_message else None,
     )
 
@@ -75,6 +78,7 @@ def actual_grants(policy: TaskPolicy, with_message: bool) -> list[tuple[Any, ...
             "c": f"{g.class_}/{g.capability}",
             "workspace": g.workspace,
             "max_calls": g.max_calls,
+            "access": g.access,
         }
         for t in TARGETS:
             d[t] = getattr(g, t)
@@ -107,11 +111,11 @@ def actual_prohibitions(policy: TaskPolicy) -> list[tuple[Any, ...]]:
 
 def expected_bounds(case: dict[str, Any]) -> dict[str, list[str]]:
     b = case.get("b", {})
-    return {k: sorted(_sub(v) for v in b.get(k, [])) for k in ("domains", "recipients", "paths")}
+    return {k: sorted(_sub(v) for v in b.get(k, [])) for k in BOUNDS}
 
 
 def actual_bounds(policy: TaskPolicy) -> dict[str, list[str]]:
-    return {k: sorted(getattr(policy.bounds, k)) for k in ("domains", "recipients", "paths")}
+    return {k: sorted(getattr(policy.bounds, k)) for k in BOUNDS}
 
 
 def mismatches(case: dict[str, Any], policy: TaskPolicy, data_kinds: list[str]) -> list[str]:

@@ -434,6 +434,8 @@ def _generic(c: _Call) -> None:
                 continue
             if email.recipient_field(low) or (not email.sender_field(low) and email.is_address_list(text)):
                 c.recipients.extend(email.parse_recipients(text, key))
+            elif email.may_be_message(text, low):
+                c.recipients.extend(email.message_recipients(text, key))
             if low in _SHELL_KEYS and runs_commands:
                 c.shell(text, top_key, c.col.cwd)
                 continue

@@ -10,9 +10,12 @@ any of these.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from typing import Any
+from urllib.parse import parse_qsl, unquote
 
 import idna
 
@@ -154,6 +157,27 @@ def split_addresses(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
+_MAILTO_FIELDS = frozenset({"to", "cc", "bcc"})
+
+
+def _mailto_parts(part: str) -> list[tuple[str, str]] | None:
+    """`mailto:a@x.com,b@y.com?cc=c@z.com&bcc=d@w.com&subject=hi` -> every recipient it names, each
+    with the field it came from ("" for the path: the caller's own field). None when `part` is no
+    mailto URL. Percent-escapes are decoded (`evil%40x.com`)."""
+    text = part.strip().strip("'\"").strip()
+    if "<" in text and text.endswith(">"):
+        text = text[text.rfind("<") + 1 : -1].strip()
+    if not text.lower().startswith("mailto:"):
+        return None
+    rest = text[7:]
+    path, _, query = rest.partition("?")
+    out = [("", unquote(a).strip()) for a in unquote(path).split(",") if unquote(a).strip()]
+    for key, value in parse_qsl(query, keep_blank_values=False):
+        if key.strip().lower() in _MAILTO_FIELDS:
+            out.extend((key.strip().lower(), a.strip()) for a in split_addresses(value) if a.strip())
+    return out
+
+
 def _bare_address(part: str) -> str:
     text = part.strip()
     if "<" in text and text.rstrip().endswith(">"):
@@ -229,9 +253,22 @@ def parse_address(part: str, field: str) -> dict[str, Any]:
 
 
 def parse_recipients(text: str, field: str) -> list[dict[str, Any]]:
-    """Every address in a comma/semicolon-separated string."""
+    """Every address in a comma/semicolon-separated string; a mailto URL gives every recipient
+    in it, its query's `to`, `cc` and `bcc` included."""
+    out: list[dict[str, Any]] = []
     # One past the bound is enough for the caller to see that there were too many.
-    return [parse_address(p, field) for p in split_addresses(text)[: MAX_RECIPIENTS + 1]]
+    for p in split_addresses(text)[: MAX_RECIPIENTS + 1]:
+        mailto = _mailto_parts(p) if "ailto:" in p or "AILTO:" in p.upper() else None
+        if mailto is None:
+            out.append(parse_address(p, field))
+            continue
+        if not mailto:
+            out.append(parse_address(p, field))  # "mailto:" with no address: an invalid recipient
+        for sub_field, address in mailto:
+            out.append(parse_address(address, sub_field or field) | {"raw": p})
+        if len(out) > MAX_RECIPIENTS:
+            break
+    return out[: MAX_RECIPIENTS + 1]
 
 
 _SHAPE = re.compile(r"[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+")
@@ -254,3 +291,68 @@ def is_address_list(text: str) -> bool:
         if "<" not in p and bare != p.strip().strip("'\"") and not p.lower().startswith("mailto:"):
             return False
     return True
+
+
+# --- raw messages -------------------------------------------------------------------------------
+
+_HEADER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,75}:")
+_HEADER_START = re.compile(r"[\r\n]*[A-Za-z][A-Za-z0-9-]{0,75}:[^\n]*\n")
+
+
+def may_be_message(text: str, key: str) -> bool:
+    """Cheap first look: could `text` be a raw message (a header line first, or a raw-named key;
+    `key` lower-case)?"""
+    return key in _RAW_KEYS or ("\n" in text and bool(_HEADER_START.match(text)))
+
+
+_ADDRESS_HEADERS = frozenset({"to", "cc", "bcc", "reply-to", "resent-to", "resent-cc", "resent-bcc"})
+_MESSAGE_HEADERS = frozenset(
+    {"from", "subject", "date", "message-id", "mime-version", "content-type", "sender"}
+)
+_RAW_KEYS = frozenset({"raw", "mime", "raw_message", "message_raw", "rfc822", "eml", "mime_message"})
+_BASE64ISH = re.compile(r"^[A-Za-z0-9+/_=\-\s]{16,}$")
+MAX_RAW = 1 << 20
+
+
+def _header_block(text: str) -> list[str] | None:
+    """The header lines of an RFC 5322 message (continuations unfolded), or None when the text
+    does not start with a header block."""
+    text = text.lstrip("\r\n")
+    if not _HEADER_LINE.match(text):
+        return None
+    head = re.split(r"\r?\n\r?\n", text, maxsplit=1)[0]
+    lines: list[str] = []
+    for line in re.split(r"\r?\n", head):
+        if line[:1] in (" ", "\t") and lines:
+            lines[-1] += " " + line.strip()
+        elif _HEADER_LINE.match(line):
+            lines.append(line)
+        else:
+            return None
+    return lines or None
+
+
+def message_recipients(text: str, key: str) -> list[dict[str, Any]]:
+    """Recipients of a raw message passed as an argument (`raw: "To: a@x.com\r\nBcc: ..."`, or
+    base64url-encoded as Gmail's API takes it under `raw`): every To, Cc, Bcc, Reply-To and
+    Resent-* header. [] when the text is no such message."""
+    body = text[:MAX_RAW]
+    lines = _header_block(body) if _HEADER_START.match(body) else None
+    if lines is None and key.lower() in _RAW_KEYS and _BASE64ISH.match(body[:4096]):
+        try:
+            compact = re.sub(r"\s+", "", body)
+            decoded = base64.urlsafe_b64decode(compact.replace("+", "-").replace("/", "_") + "==")
+            lines = _header_block(decoded.decode("utf-8", errors="replace"))
+        except (binascii.Error, ValueError):
+            lines = None
+    # Prose may start with "To: the team"; a message's header block has the headers every
+    # message has (an argument named raw, mime ... is a message whatever it holds).
+    names = {line.partition(":")[0].strip().lower() for line in lines or []}
+    if not lines or (key.lower() not in _RAW_KEYS and not names & _MESSAGE_HEADERS):
+        return []
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        name, _, value = line.partition(":")
+        if name.strip().lower() in _ADDRESS_HEADERS and value.strip():
+            out.extend(parse_recipients(value.strip(), name.strip().lower()))
+    return out[: MAX_RECIPIENTS + 1]

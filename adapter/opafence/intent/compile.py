@@ -74,6 +74,9 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "message": message,
             "max_calls": g.max_calls,
             "literals": g.literals,
+            "objects": g.objects,
+            "operations": g.operations,
+            "access": g.access,
         }
     )
 
@@ -81,7 +84,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
 def _merge_bounds(old: Bounds, new: DraftBounds, is_owner: bool, notes: list[Note]) -> Bounds:
     """The owner's latest "only ..." replaces a bound of the same kind; anyone else can only narrow."""
     out = old.model_copy(deep=True)
-    for kind in ("domains", "recipients", "paths"):
+    for kind in ("domains", "recipients", "paths", "write_paths"):
         fresh: list[str] = getattr(new, kind)
         if not fresh:
             continue
@@ -97,6 +100,23 @@ def _merge_bounds(old: Bounds, new: DraftBounds, is_owner: bool, notes: list[Not
                     Note(", ".join(fresh), "ignored", f"a {kind} bound from someone else cannot widen")
                 )
     return out
+
+
+_WRITE_CLASSES = ("LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE")
+
+
+def _widen_write_bounds(bounds: Bounds, grants: list[DraftGrant], notes: list[Note]) -> None:
+    """The owner's later request that names a file outside an earlier "only touch ..." ("now also
+    fix README.md") widens that bound by exactly that file: only the owner's words can."""
+    if not bounds.write_paths:
+        return
+    for g in grants:
+        if g.class_ not in _WRITE_CLASSES or g.capability == "commit":
+            continue
+        for p in g.paths:
+            if not any(p == b or p.startswith(b.rstrip("/") + "/") for b in bounds.write_paths):
+                bounds.write_paths.append(p)
+                notes.append(Note(g.evidence, "bound", f"the owner asked for {p}: writes there too"))
 
 
 def _lift_temporary(
@@ -180,6 +200,7 @@ def compile_explained(
             compiled_by=compiled_by,
             split=split,
             notes=out.notes,
+            workspace=tuple(host.workspace),
         )
     except Exception as e:
         out.error = f"{type(e).__name__}: {e}" if not isinstance(e, LLMError) else str(e)
@@ -203,6 +224,7 @@ def _merge(
     compiled_by: CompiledBy,
     split: Split,
     notes: list[Note],
+    workspace: tuple[str, ...] = (),
 ) -> TaskPolicy:
     base = previous or TaskPolicy(task=task, owner=owner, created_at=_now())
     is_owner = previous is None or owner == previous.owner
@@ -276,6 +298,8 @@ def _merge(
 
     policy.read_only = policy.read_only or h.read_only
     policy.bounds = _merge_bounds(policy.bounds, h.bounds, is_owner, notes)
+    if previous is not None and is_owner and not h.bounds.write_paths:
+        _widen_write_bounds(policy.bounds, new_grants, notes)
     grants, dropped, more = hd.apply_narrowing(
         policy.grants,
         policy.prohibitions,
@@ -284,6 +308,7 @@ def _merge(
         h.confirm,
         policy.bounds,
         message_index,
+        workspace,
     )
     policy.grants = grants
     policy.dropped.extend(dropped)

@@ -39,6 +39,10 @@ class DraftGrant(DraftModel):
     tools: list[str] = Field(default_factory=list, max_length=20)
     workspace: bool = False
     max_calls: int | None = Field(default=None, ge=1, le=10_000)
+    objects: list[str] = Field(default_factory=list, max_length=20)
+    # Derived by hardening from the quoted verbs (and the share's wording), never taken from a draft.
+    operations: list[str] = Field(default_factory=list, max_length=10)
+    access: str = Field(default="", max_length=20)
     # Derived by hardening from the literal commands (intent/commands.py), never taken from a draft.
     literals: list[CommandLiteral] = Field(default_factory=list)
 
@@ -47,7 +51,17 @@ class DraftGrant(DraftModel):
     def _no_draft_literals(cls, v: Any) -> Any:
         return [] if not isinstance(v, list) or not all(isinstance(x, CommandLiteral) for x in v) else v
 
-    @field_validator("recipients", "domains", "paths", "commands", "packages", "tools", mode="before")
+    @field_validator(
+        "recipients",
+        "domains",
+        "paths",
+        "commands",
+        "packages",
+        "tools",
+        "objects",
+        "operations",
+        mode="before",
+    )
     @classmethod
     def _lists(cls, v: Any) -> Any:
         return _list_of_str(v)
@@ -64,13 +78,24 @@ class DraftGrant(DraftModel):
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"class": self.class_, "capability": self.capability}
-        for key in ("recipients", "domains", "paths", "commands", "packages", "tools"):
+        for key in (
+            "recipients",
+            "domains",
+            "paths",
+            "commands",
+            "packages",
+            "tools",
+            "objects",
+            "operations",
+        ):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.workspace:
             out["workspace"] = True
         if self.max_calls is not None:
             out["max_calls"] = self.max_calls
+        if self.access:
+            out["access"] = self.access
         out["evidence"] = self.evidence
         return out
 
@@ -101,8 +126,9 @@ class DraftBounds(DraftModel):
     domains: list[str] = Field(default_factory=list, max_length=50)
     recipients: list[str] = Field(default_factory=list, max_length=50)
     paths: list[str] = Field(default_factory=list, max_length=50)
+    write_paths: list[str] = Field(default_factory=list, max_length=50)
 
-    @field_validator("domains", "recipients", "paths", mode="before")
+    @field_validator("domains", "recipients", "paths", "write_paths", mode="before")
     @classmethod
     def _lists(cls, v: Any) -> Any:
         return _list_of_str(v)

@@ -40,7 +40,11 @@ _NEEDS: dict[str, tuple[str, str]] = {
     "delete": ("paths", "a delete needs a literal path (or names emails, events, records: no files)"),
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
+    "share": ("recipients", "sharing needs a literal recipient the owner asked to share with"),
 }
+# Classes whose grants may name the people a call reaches (attendees, payees, grantees).
+_PEOPLE_CLASSES = frozenset({"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL", "PERMISSION_CHANGE"})
+_ACCESS_LEVELS = ("read", "comment", "write")
 _TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools")
 # Capabilities whose verbs are generic ("run", "make", "save"): the quote must also name the
 # thing (the tests, the linter, a branch, memory) unless the verb alone says it ("test", "chmod").
@@ -204,7 +208,7 @@ def _check_targets(
     local = _Tokens([t for c in clauses for t in c.clause.tokens])
     # recipients: the object of a send verb in the quoted clause
     allowed: set[str] = set()
-    if g.class_ == "COMMUNICATION":
+    if g.class_ in _PEOPLE_CLASSES:
         for c in clauses:
             allowed |= {r.lower() for r in rules._recipients(c)}
     keep: list[str] = []
@@ -263,7 +267,9 @@ def _check_targets(
             keep.append(pkg.strip())
     out.packages = keep
 
-    evidence_words = {t.norm for c in clauses for t in c.clause.tokens}
+    evidence_words = {t.norm for c in clauses for t in c.clause.tokens} | {
+        t.norm.split(".")[0] for c in clauses for t in c.clause.tokens if tx.is_domain(t.core)
+    }
     keep = []
     for tool in g.tools:
         m = _TOOL_GLOB.match(tool.strip().lower())
@@ -279,6 +285,43 @@ def _check_targets(
             keep.append(tool.strip().lower())
     out.tools = keep
     return out
+
+
+def _objects(g: DraftGrant, clauses: list[rules._Clause], h: Hardened, message: int) -> list[str]:
+    """The objects of the quoted request: what its verbs' noun phrases name. A draft's own
+    objects count only when the quote names none (then they can only narrow the grant), and
+    only those a word of the quote names."""
+    found: list[str] = []
+    for c in clauses:
+        for o in rules.objects_of(c.obj, c.lemma):
+            if o not in found:
+                found.append(o)
+    if found:
+        return found
+    named = {lx.OBJECT_NOUNS[t.norm] for c in clauses for t in c.clause.tokens if t.norm in lx.OBJECT_NOUNS}
+    keep: list[str] = []
+    for o in g.objects:
+        low = o.strip().lower()
+        if low in named and low not in keep:
+            keep.append(low)
+        elif low not in named:
+            _drop(h, g, "not a thing the quoted request names", message, f"object {o}")
+    return keep
+
+
+def _operations(clauses: list[rules._Clause]) -> list[str]:
+    """The kinds of action the quoted verbs ask for (lx.OPERATION_OF), never a draft's."""
+    out: list[str] = []
+    for c in clauses:
+        kind = lx.OPERATION_OF.get(c.lemma, "")
+        if kind and kind not in out:
+            out.append(kind)
+    return out
+
+
+def _access(clauses: list[rules._Clause]) -> str:
+    found = {rules._access(c) for c in clauses}
+    return next((a for a in reversed(_ACCESS_LEVELS) if a in found), "read")
 
 
 def harden_grant(
@@ -350,6 +393,20 @@ def harden_grant(
     if need and not getattr(out, need[0]) and not pathless_delete:
         _drop(h, out, need[1], message)
         return None
+    # What it acts on and how: an MCP tool must name one of the objects and only verbs of the
+    # kinds asked for (rego/opafence/lib/grants.rego). Never taken wider than the quote.
+    out.objects, out.operations, out.access = [], [], ""
+    if cap in {"publish", "pay"} or (cap == "delete" and not out.paths):
+        out.objects = _objects(g, clauses, h, message)
+    if cap == "publish":
+        out.operations = _operations(clauses)
+        if not out.operations:
+            _drop(h, out, "no kind of action (create, update, close ...) in the quoted verbs", message)
+            return None
+    elif cap == "delete" and not out.paths:
+        out.operations = ["delete"]
+    if cap == "share":
+        out.access = _access(clauses)
     if cap == "publish" and not (out.domains or out.tools):
         _drop(h, out, "an external write needs a domain or a named service to bound it", message)
         return None
@@ -408,20 +465,22 @@ def _check_bounds(bounds: DraftBounds, ins: _Instruction, host: Host, h: Hardene
             out.recipients.append(low)
         else:
             h.notes.append(Note(r, "stripped", "recipient bound: not in the owner's own words"))
-    for p in bounds.paths:
-        c = canonical(p, host)
-        why = refused(p, c, host) if c else "the path has no single meaning"
-        if (
-            c
-            and not why
-            and (p.strip().rstrip("/") in {x.rstrip("/") for x in ins.cores} or c in ins.path_tokens)
-        ):
-            if c not in out.paths:
-                out.paths.append(c)
-        else:
-            h.notes.append(
-                Note(p, "stripped", f"path bound: {why or 'not a whole token of the instruction'}")
-            )
+    for kind in ("paths", "write_paths"):
+        kept: list[str] = getattr(out, kind)
+        for p in getattr(bounds, kind):
+            c = canonical(p, host)
+            why = refused(p, c, host) if c else "the path has no single meaning"
+            if (
+                c
+                and not why
+                and (p.strip().rstrip("/") in {x.rstrip("/") for x in ins.cores} or c in ins.path_tokens)
+            ):
+                if c not in kept:
+                    kept.append(c)
+            else:
+                h.notes.append(
+                    Note(p, "stripped", f"path bound: {why or 'not a whole token of the instruction'}")
+                )
     return out
 
 
@@ -494,6 +553,7 @@ def apply_narrowing(
     confirm: dict[str, str],
     bounds: Bounds,
     message: int,
+    workspace: tuple[str, ...] = (),
 ) -> tuple[list[Grant], list[DroppedGrant], list[Note]]:
     """Prohibitions, read-only, "ask me first" and bounds beat every grant: drop or strip it."""
     kept: list[Grant] = []
@@ -545,6 +605,8 @@ def apply_narrowing(
         g.literals = [x for x in g.literals if " ".join(" ".join(x.argv).split()) in g.commands]
         if not _within_bounds(g, bounds, drop):
             continue
+        if not _within_write_bounds(g, bounds.write_paths, workspace, drop):
+            continue
         if any(_same_targets(g, k) for k in kept):
             continue  # the same authority twice (a repeated request, or one narrowed onto another)
         kept.append(g)
@@ -587,6 +649,34 @@ def _within_bounds(g: Grant, bounds: Bounds, drop: Callable[..., None]) -> bool:
         if not getattr(g, attr):
             drop(g, "nothing left inside the task's bounds")
             return False
+    return True
+
+
+# Grants whose targets are files a write bound narrows (git bookkeeping records, it edits nothing).
+_WRITE_BOUND_CLASSES = frozenset({"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE"})
+
+
+def _within_write_bounds(
+    g: Grant, write_paths: list[str], workspace: tuple[str, ...], drop: Callable[..., None]
+) -> bool:
+    """Narrow a grant of files to the write bound ("only touch src/parser.py"): its paths inside
+    the bound stay, a bound path inside one of its paths (or its workspace) replaces it."""
+    if not write_paths or g.class_ not in _WRITE_BOUND_CLASSES or g.capability == "commit":
+        return True
+    if not g.paths and not g.workspace:
+        return True  # a pathless grant (a delete of emails) acts on no file
+    area = g.paths or list(workspace)
+    narrowed = [p for p in g.paths if any(_inside_path(p, b) for b in write_paths)]
+    narrowed += [b for b in write_paths if b not in narrowed and any(_inside_path(b, p) for p in area)]
+    if narrowed == g.paths:
+        return True
+    for v in g.paths or ["the workspace"]:
+        if v not in narrowed:
+            drop(g, f"outside the task's write bounds ({', '.join(write_paths)})", f"path {v}")
+    if not narrowed:
+        drop(g, "nothing left inside the task's write bounds")
+        return False
+    g.paths = narrowed
     return True
 
 

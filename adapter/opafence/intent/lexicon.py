@@ -69,12 +69,13 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("EXTERNAL_WRITE", "publish"): frozenset(
         words(
             "publish post upload tweet deploy submit open create file comment update merge close "
-            "release book schedule edit add"
+            "release book reserve schedule edit add"
         )
     ),
     ("FINANCIAL", "pay"): frozenset(
         words(
-            "send pay buy purchase order subscribe donate tip transfer wire book checkout renew rent spend "
+            "send pay buy purchase order subscribe donate tip transfer wire book reserve checkout renew rent "
+            "spend "
             "bezahle bezahlen kaufe kaufen paye payer achète acheter paga pagar compra comprar pagare "
             "compra"
         )
@@ -85,6 +86,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "tighten"
         )
     ),
+    ("PERMISSION_CHANGE", "share"): frozenset(words("share invite")),
     ("MEMORY_WRITE", "remember"): frozenset(
         words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
     ),
@@ -106,7 +108,15 @@ EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 SEND_VERBS = CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "tell"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
 # "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
-PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {"order", "book", "checkout", "rent", "spend", "send"}
+PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {
+    "order",
+    "book",
+    "reserve",
+    "checkout",
+    "rent",
+    "spend",
+    "send",
+}
 EDIT_VERBS = frozenset(
     words(
         "fix implement refactor edit update modify change create add rename move rewrite patch append "
@@ -255,6 +265,8 @@ NOUN_CLASSES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "spending": (("FINANCIAL",), ()),
     "paying": (("FINANCIAL",), ()),
     "money": (("FINANCIAL",), ()),
+    "booking": (("FINANCIAL",), ()),
+    "reservation": (("FINANCIAL",), ()),
     "transaction": (("FINANCIAL",), ()),
     "push": (("EXTERNAL_WRITE",), ()),
     "pushing": (("EXTERNAL_WRITE",), ()),
@@ -336,6 +348,126 @@ EXTERNAL_OBJECTS = frozenset(
         "contacts card cards task tasks wiki website site blog gist"
     )
 )
+# Service names that are also ordinary words ("for Monday", "the notion of", "linear algebra",
+# "slack off", an asana in a yoga plan): they name the service only where a service goes (after
+# in / on / to / via / using / into / through / from, or before a word that names a thing in a
+# service: "the Linear ticket", "our Slack channel"), or written as the service's domain.
+AMBIGUOUS_SERVICES = frozenset(
+    words(
+        "monday notion linear slack asana teams drive medium ghost sheets basecamp discord sentry "
+        "calendar twitter"
+    )
+)
+SERVICE_PREPOSITIONS = frozenset(words("in on to via using into through from onto inside within"))
+SERVICE_NOUNS = frozenset(
+    words(
+        "board boards item items workspace workspaces page pages database databases issue issues ticket "
+        "tickets task tasks project projects channel channels message messages thread threads post posts "
+        "article articles doc docs document documents folder folders file files team account org "
+        "organization event events invite invites meeting meetings chat chats dm dms sheet sheets "
+        "spreadsheet spreadsheets app blog site card cards list lists cycle cycles comment comments "
+        "entry entries record records"
+    )
+)
+# Words that make the next one a day or a date, not a service ("on Monday", "by Monday").
+DATE_CUES = frozenset(
+    words(
+        "for by until till before after next last this every each coming since from on monday's mondays "
+        "morning afternoon evening night"
+    )
+)
+DAY_SERVICES = frozenset(words("monday"))
+
+# The things a request acts on, as the contract's objects (rego/opafence/classify/verbs/data.yaml,
+# object_words, names the same objects from tool names). A grant that names objects covers an
+# MCP tool only when its name acts on one of them ("create an issue" never merges a pull request).
+OBJECT_NOUNS: dict[str, str] = {
+    **dict.fromkeys(words("issue issues ticket tickets bug bugs"), "issue"),
+    **dict.fromkeys(words("pr prs mr mrs"), "pull_request"),
+    **dict.fromkeys(words("comment comments"), "comment"),
+    **dict.fromkeys(words("review reviews"), "review"),
+    **dict.fromkeys(words("gist gists"), "gist"),
+    **dict.fromkeys(words("repo repos repository repositories"), "repository"),
+    **dict.fromkeys(words("release releases"), "release"),
+    **dict.fromkeys(words("event events meeting meetings appointment appointments invite invites"), "event"),
+    **dict.fromkeys(words("invitation invitations"), "event"),
+    **dict.fromkeys(words("doc docs document documents"), "document"),
+    **dict.fromkeys(words("page pages"), "page"),
+    **dict.fromkeys(words("channel channels"), "channel"),
+    **dict.fromkeys(
+        words(
+            "message messages email emails e-mail e-mails mail mails thread threads newsletter "
+            "newsletters spam"
+        ),
+        "message",
+    ),
+    **dict.fromkeys(words("notification notifications"), "notification"),
+    **dict.fromkeys(words("draft drafts"), "draft"),
+    **dict.fromkeys(words("label labels"), "label"),
+    **dict.fromkeys(words("record records entry entries row rows"), "record"),
+    **dict.fromkeys(words("contact contacts subscriber subscribers"), "contact"),
+    **dict.fromkeys(words("deal deals"), "deal"),
+    **dict.fromkeys(words("lead leads"), "lead"),
+    **dict.fromkeys(words("task tasks todo todos to-do to-dos"), "task"),
+    **dict.fromkeys(words("card cards"), "card"),
+    **dict.fromkeys(words("item items"), "item"),
+    **dict.fromkeys(words("post posts tweet tweets article articles"), "post"),
+    **dict.fromkeys(words("project projects"), "project"),
+    **dict.fromkeys(words("milestone milestones"), "milestone"),
+    **dict.fromkeys(words("note notes"), "note"),
+    **dict.fromkeys(words("spreadsheet spreadsheets sheet sheets"), "spreadsheet"),
+    **dict.fromkeys(words("database databases"), "database"),
+    **dict.fromkeys(words("wiki"), "wiki"),
+    **dict.fromkeys(words("board boards"), "board"),
+    **dict.fromkeys(words("invoice invoices payment payments bill bills"), "payment"),
+    **dict.fromkeys(words("flight flights"), "flight"),
+    **dict.fromkeys(words("hotel hotels"), "hotel"),
+    **dict.fromkeys(words("booking bookings reservation reservations"), "booking"),
+    **dict.fromkeys(words("subscription subscriptions"), "subscription"),
+    **dict.fromkeys(words("domain domains"), "domain"),
+    **dict.fromkeys(words("room rooms"), "room"),
+}
+OBJECT_COMPOUNDS: dict[tuple[str, str], str] = {
+    ("pull", "request"): "pull_request",
+    ("pull", "requests"): "pull_request",
+    ("merge", "request"): "pull_request",
+    ("merge", "requests"): "pull_request",
+}
+# Words that end the noun phrase a verb governs: what follows says about what, where or how.
+OBJECT_STOPS = frozenset(
+    words(
+        "about for in on to with from at by of into onto regarding re titled called named entitled that "
+        "which who saying says describing where when so because using via through under after before as "
+        "than if unless until while and-then like per"
+    )
+)
+OBJECT_SKIP = frozenset(
+    words(
+        "a an the this that these those my our your their his her its new another some all any every each one"
+    )
+)
+# The kind of action each request verb asks for (rego/opafence/classify/verbs/data.yaml,
+# operation_covers, gives each kind its meaning).
+OPERATION_OF: dict[str, str] = {
+    **dict.fromkeys(
+        words(
+            "create add make open file submit post comment upload schedule book share tweet draft "
+            "reserve write start"
+        ),
+        "create",
+    ),
+    **dict.fromkeys(words("update edit change modify rename move fix set adjust correct tweak"), "update"),
+    "close": "close",
+    "reopen": "reopen",
+    "merge": "merge",
+    **dict.fromkeys(words("publish release deploy"), "publish"),
+}
+# A share gives read access unless the request says more ("with edit access", "as an editor").
+ACCESS_WORDS: dict[str, str] = {
+    **dict.fromkeys(words("edit editor editors write writer writers edits editing"), "write"),
+    **dict.fromkeys(words("comment commenter commenters commenting"), "comment"),
+}
+
 CODE_OBJECTS = frozenset(
     words(
         "function functions method methods class classes test tests module modules script scripts code "
@@ -380,7 +512,7 @@ for _v in CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answe
     PROHIBIT_VERBS[_v] = (("COMMUNICATION",), "recipients")
 for _v in CAPABILITY_VERBS[("DELETE", "delete")]:
     PROHIBIT_VERBS[_v] = (("DELETE",), "words")
-for _v in PAY_VERBS | {"order", "book", "checkout", "rent", "spend", "charge", "bill"}:
+for _v in PAY_VERBS | {"order", "book", "reserve", "checkout", "rent", "spend", "charge", "bill"}:
     PROHIBIT_VERBS[_v] = (("FINANCIAL",), "none")
 PROHIBIT_VERBS.update(
     {

@@ -36,10 +36,10 @@ Answer with ONE JSON object and nothing else:
  "grants": [{"class": "<CLASS>", "capability": "<capability>",
              "evidence": "<verbatim quote of the request clause>",
              "recipients": [], "domains": [], "paths": [], "commands": [], "packages": [],
-             "tools": [], "workspace": false, "max_calls": null}],
+             "tools": [], "objects": [], "workspace": false, "max_calls": null}],
  "prohibitions": [{"classes": ["<CLASS or *>"], "egress": false, "keywords": [],
                    "evidence": "<verbatim quote>"}],
- "bounds": {"domains": [], "recipients": [], "paths": []}}
+ "bounds": {"domains": [], "recipients": [], "paths": [], "write_paths": []}}
 
 class / capability (use exactly these):
   COMMUNICATION/send (recipients: literal addresses the person asked to send to)
@@ -48,12 +48,17 @@ class / capability (use exactly these):
   EXECUTION/run_tests, run_build, run_lint, run_format, run_command (commands: literal),
             install (packages)
   EXTERNAL_WRITE/push, EXTERNAL_WRITE/publish (domains, or tools "mcp__<service>__*")
-  FINANCIAL/pay     PERMISSION_CHANGE/chmod (paths)     MEMORY_WRITE/remember
+  FINANCIAL/pay     PERMISSION_CHANGE/chmod (paths)     PERMISSION_CHANGE/share (recipients)
+  MEMORY_WRITE/remember
+objects: what an external write, payment or email deletion acts on, in these words only:
+  issue, pull_request, comment, gist, repository, file, event, document, page, channel,
+  message, label, record, contact, task, card, item, post, project, payment, flight, hotel.
 
 Rules: evidence is copied character for character from the request. Recipients, domains,
 paths, commands and packages are copied exactly as written; never invent them. "Don't ...",
 "never ...", "no ...", "read only", "nothing leaves this machine" are prohibitions
-("egress": true for the last). "Only use X" / "only to X" are bounds.
+("egress": true for the last). "Only use X" / "only to X" are bounds; "only touch/edit X",
+"don't edit anything outside X" are write_paths.
 """
 
 REPAIR_PROMPT = (

@@ -458,6 +458,8 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
         if p is not None:
             _add(reading, p, f"negated '{toks[j].core}'")
             matched = True
+            if lemma_ in _BOOKING_VERBS and "FINANCIAL" in p.classes:
+                _add(reading, _booking(p), "a booking of time or a room is an external write")
     if matched:
         return
 
@@ -465,7 +467,40 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
         return
     if _forbidden(clause, low, reading):
         return
+    if _leave_alone(clause, low, reading):
+        return
     _excepted(clause, reading)
+
+
+_LEAVE = re.compile(r"\bleave (?P<obj>.+?) alone\b")
+_LEAVE_EXCEPT = re.compile(r"\b(?:except|but|other than|besides|apart from)\b")
+
+
+def _leave_alone(clause: tx.Clause, low: str, reading: Reading) -> bool:
+    """'leave the migrations alone' is 'don't touch the migrations'; 'leave everything except
+    src/ alone' bounds where writes go (the rules compiler reads it as a bound)."""
+    m = _LEAVE.search(low)
+    if not m:
+        return False
+    if _LEAVE_EXCEPT.search(m.group("obj")):
+        return True
+    start, end = clause.start + m.start("obj"), clause.start + m.end("obj")
+    obj = [t for t in clause.tokens if t.start >= start and t.end <= end]
+    p = _prohibition("touch", obj, clause, clause.text)
+    if p is not None:
+        _add(reading, p, "'leave ... alone'")
+    return True
+
+
+_BOOKING_VERBS = frozenset(words("book reserve"))
+
+
+def _booking(p: DraftProhibition) -> DraftProhibition:
+    """'don't book anything': bookings that cost nothing (a meeting room) are external writes
+    whose tool names say book or reserve (rego/opafence/classify/verbs: booking_verbs)."""
+    return DraftProhibition(
+        classes=["EXTERNAL_WRITE"], keywords=["book", "reserve"], evidence=p.evidence, temporary=p.temporary
+    )
 
 
 def _nominal(clause: tx.Clause, reading: Reading) -> bool:
@@ -479,16 +514,15 @@ def _nominal(clause: tx.Clause, reading: Reading) -> bool:
             base = w[:-1] if w.endswith("s") and w[:-1] in lx.NOUN_CLASSES else w
             if base in lx.NOUN_CLASSES:
                 classes, keywords = lx.NOUN_CLASSES[base]
-                _add(
-                    reading,
-                    DraftProhibition(
-                        classes=list(classes),
-                        keywords=list(keywords),
-                        evidence=clause.text,
-                        temporary=_temporary(clause.text),
-                    ),
-                    f"'no {w}'",
+                p = DraftProhibition(
+                    classes=list(classes),
+                    keywords=list(keywords),
+                    evidence=clause.text,
+                    temporary=_temporary(clause.text),
                 )
+                _add(reading, p, f"'no {w}'")
+                if base in ("booking", "reservation"):
+                    _add(reading, _booking(p), "a booking of time or a room is an external write")
                 return True
             edit = w[:-1] if w.endswith("s") else w
             if edit in lx.EDIT_NOUNS or w in lx.EDIT_NOUNS:
@@ -554,6 +588,8 @@ def _excepted(clause: tx.Clause, reading: Reading) -> None:
     if not found:
         return
     classes, mode = found
+    if mode == "egress":
+        return  # "leave everything except x alone" is no message: nothing is sent
     for j in range(i + 1, len(toks)):
         prefix = _lower(" ".join(t.norm for t in toks[max(i + 1, j - 2) : j]) + " ")
         if not _EXCEPT_RECIPIENTS.search(prefix):

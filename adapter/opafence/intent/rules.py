@@ -43,6 +43,13 @@ _LEADING_CONNECTIVES = frozenset(
     words("and then but also so plus & und dann aber et puis mais y luego pero e poi ma")
 )
 _OPEN_OBJECTS = frozenset(words("issue pr pull mr ticket request"))
+# What a booking books: time or a room of one's own (an external write), unless it is paid for.
+_FREE_BOOKINGS = frozenset(
+    words("meeting meetings call room rooms slot slots appointment appointments 1:1 sync desk interview demo")
+)
+_PAID_BOOKINGS = frozenset(
+    words("hotel hotels flight flights ticket tickets train car rental trip tour table seat seats cruise")
+)
 _ARTICLES = frozenset(words("den der die das dem le la les el los las il lo gli un une ein eine einen"))
 # Sentence openers that make the whole sentence a question, with or without "?".
 _QUESTION_OPENERS = frozenset(
@@ -270,8 +277,110 @@ def _after_preposition(obj: tuple[tx.Token, ...], domain: str) -> bool:
     return False
 
 
+_DETERMINERS = frozenset(words("the a an my our your their his her its this that"))
+_BRANDS = frozenset(words("microsoft ms google"))
+
+
+def _service_at(obj: tuple[tx.Token, ...], k: int) -> str:
+    """The service obj[k] names, or "" when it is an ordinary word there ("for Monday", "the notion
+    of", "linear regression", "slack off"): ambiguous names need a place where a service goes."""
+    t = obj[k]
+    if t.literal:
+        return ""
+    norm = t.norm[:-2] if t.possessive else t.norm
+    if tx.is_domain(t.core):
+        labels = norm.split(".")
+        return labels[0] if len(labels) == 2 and labels[0] in lx.SERVICES else ""
+    if norm not in lx.SERVICES:
+        return ""
+    if norm not in lx.AMBIGUOUS_SERVICES:
+        return norm
+    j = k - 1
+    while j >= 0 and not obj[j].literal and obj[j].norm in _DETERMINERS:
+        j -= 1
+    prev = obj[j].norm if j >= 0 and not obj[j].literal else ""
+    nxt = obj[k + 1].norm if k + 1 < len(obj) and not obj[k + 1].literal and not t.trail else ""
+    if norm in lx.DAY_SERVICES:
+        # "for Monday", "on Monday", "by Monday's standup": a day; "the Monday board", "in Monday".
+        if t.possessive:
+            return ""
+        if nxt in lx.SERVICE_NOUNS:
+            return norm
+        if prev in lx.DATE_CUES:
+            return ""
+        return norm if prev in lx.SERVICE_PREPOSITIONS - {"on", "to", "from"} else ""
+    if prev in lx.SERVICE_PREPOSITIONS or prev in _BRANDS or nxt in lx.SERVICE_NOUNS:
+        return norm
+    return ""
+
+
+def named_services(obj: tuple[tx.Token, ...]) -> list[str]:
+    """The services the words name as services (see _service_at), in order."""
+    out: list[str] = []
+    for k in range(len(obj)):
+        name = _service_at(obj, k)
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
 def _services(c: _Clause) -> list[str]:
-    return sorted({f"mcp__{w}__*" for w in c.words if w in lx.SERVICES})
+    return sorted({f"mcp__{w}__*" for w in named_services(c.obj)})
+
+
+def _file_object(t: tx.Token) -> str:
+    """A file named by its path or its well-known name ("README.md", "the README") is a file."""
+    return "file" if tx.is_path_like(t.core) or t.norm in tx.KNOWN_FILES else ""
+
+
+def objects_of(obj: tuple[tx.Token, ...], lemma: str = "") -> list[str]:
+    """The objects (lx.OBJECT_NOUNS) of the noun phrase a verb governs: "a GitHub issue about the
+    login bug" -> ["issue"], "the pull request and the issue" -> ["pull_request", "issue"]. Each
+    conjunct gives its head noun when the vocabulary knows it, else the known nouns in it."""
+    phrase: list[tx.Token] = []
+    for t in obj:
+        if t.literal or (t.norm in lx.OBJECT_STOPS and not (phrase == [] and t.norm == "re")):
+            break
+        phrase.append(t)
+        if any(ch in t.trail for ch in ";:!?."):
+            break
+    conjuncts: list[list[tx.Token]] = [[]]
+    for t in phrase:
+        if t.norm in ("and", "or", "&", "plus"):
+            conjuncts.append([])
+            continue
+        conjuncts[-1].append(t)
+        if t.trail.startswith(","):
+            conjuncts.append([])
+    out: list[str] = []
+    for part in conjuncts:
+        nouns = [
+            t
+            for t in part
+            if t.norm not in lx.OBJECT_SKIP and not re.match(r"^#?[0-9][\w.-]*$|^[a-z]+-[0-9]+$", t.norm)
+        ]
+        found: list[str] = []
+        for k, t in enumerate(nouns):
+            base = t.norm[:-2] if t.possessive else t.norm
+            prev = nouns[k - 1].norm if k > 0 else ""
+            obj_name = lx.OBJECT_COMPOUNDS.get((prev, base)) or lx.OBJECT_NOUNS.get(base) or _file_object(t)
+            if obj_name:
+                found.append(obj_name)
+        if not found:
+            continue
+        head = nouns[-1].norm if nouns else ""
+        prev = nouns[-2].norm if len(nouns) > 1 else ""
+        head_obj = (
+            lx.OBJECT_COMPOUNDS.get((prev, head))
+            or lx.OBJECT_NOUNS.get(head)
+            or (_file_object(nouns[-1]) if nouns else "")
+        )
+        for o in [head_obj] if head_obj else found:
+            if o not in out:
+                out.append(o)
+    if not out and lemma == "comment":
+        out.append("comment")
+    return out
 
 
 def _max_calls(text: str) -> int | None:
@@ -300,6 +409,47 @@ def _grant(c: _Clause, cls: str, cap: str, **kw: object) -> DraftGrant:
     if cls in ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL") and g.max_calls is None:
         g.max_calls = _max_calls(c.clause.text)
     return g
+
+
+def _publish(c: _Clause) -> DraftGrant:
+    """An external write bounded by the domains and services named, the things it acts on
+    (hardening adds the kinds of action its verbs ask for) and the people it reaches."""
+    services = _services(c)
+    return _grant(
+        c,
+        "EXTERNAL_WRITE",
+        "publish",
+        # "the Monday.com board": the service's own domain names the service, not a site
+        domains=[d for d in _domains(c.obj) if f"mcp__{d.split('.')[0]}__*" not in services],
+        tools=services,
+        recipients=_recipients(c),
+        objects=objects_of(c.obj, c.lemma),
+        max_calls=_max_calls(c.clause.text) or _one(c),
+    )
+
+
+def _one(c: _Clause) -> int | None:
+    """ "create an issue", "open one PR", "schedule a meeting": one new thing, so one call."""
+    if lx.OPERATION_OF.get(c.lemma) != "create":
+        return None
+    obj = [t for t in c.obj if not t.literal]
+    if not obj or obj[0].norm not in ("a", "an", "one", "single"):
+        return None
+    for t in obj[1:]:
+        if t.norm in lx.OBJECT_STOPS or t.norm in ("and", "or", "&", "plus") or t.trail.startswith(","):
+            break
+        if t.norm in ("few", "couple", "bunch", "list", "set", "number", "series", "lot", "batch", "pair"):
+            return None
+        base = t.norm[:-1] if t.norm.endswith("s") else ""
+        if base and lx.OBJECT_NOUNS.get(base) and lx.OBJECT_NOUNS.get(base) == lx.OBJECT_NOUNS.get(t.norm):
+            return None  # "a dozen issues": more than one
+    return 1
+
+
+def _access(c: _Clause) -> str:
+    """The access a share gives: "write" for "with edit access", "comment", else "read"."""
+    found = {lx.ACCESS_WORDS[w] for w in c.words if w in lx.ACCESS_WORDS}
+    return "write" if "write" in found else "comment" if "comment" in found else "read"
 
 
 def _packages(tokens: tuple[tx.Token, ...]) -> list[str]:
@@ -460,31 +610,36 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
 
     recipients = _recipients(c)
     if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
-        return [_grant(c, "FINANCIAL", "pay")]  # "send $50 to alice@x.com": money, not a message
+        # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
+        return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
 
     # communication
     if lem in lx.SEND_VERBS or (lem in ("write", "post", "share", "answer") and recipients):
         if lem == "share" and not recipients and (_domains(obj) or _services(c)):
-            return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
-        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
+            return [_publish(c)]
+        send = [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
+        if lem in ("share", "invite") and recipients:
+            # sharing gives the people named access: read unless the words say more
+            return [*send, _grant(c, "PERMISSION_CHANGE", "share", recipients=recipients, access=_access(c))]
+        return send
 
     if lem == "push":
         return [_grant(c, "EXTERNAL_WRITE", "push")]
 
     if lem in lx.PUBLISH_VERBS or lem in ("comment", "deploy"):
-        return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+        return [_publish(c)]
 
     # payments
-    if lem in lx.PAY_VERBS or lem in ("order", "book", "checkout", "rent", "spend"):
+    if lem in lx.PAY_VERBS or lem in ("order", "book", "reserve", "checkout", "rent", "spend"):
         if lem == "order" and first in ("by", "alphabetically", "chronologically", "them", "these"):
             return "ordering a list, not a purchase"
-        if lem == "book" and words & {"meeting", "call", "room", "slot", "appointment", "1:1", "sync"}:
-            return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+        if lem in ("book", "reserve") and words & _FREE_BOOKINGS and not words & _PAID_BOOKINGS:
+            return [_publish(c)]
         if lem == "checkout":
             return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
         # "buy it on shop.example.com" bounds the purchase to a site; "buy example.dev" names the thing.
         sites = [d for d in _domains(obj) if _after_preposition(obj, d)]
-        return [_grant(c, "FINANCIAL", "pay", domains=sites)]
+        return [_grant(c, "FINANCIAL", "pay", domains=sites, recipients=recipients, objects=objects_of(obj))]
 
     # git bookkeeping
     if (
@@ -493,6 +648,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         or (
             lem in ("create", "make", "open", "start", "rename", "delete")
             and words & {"branch", "commit", "tag"}
+            and not words & (_OPEN_OBJECTS - {"request"})
             and not _paths(obj)
         )
         or (lem == "check" and first == "out")
@@ -514,8 +670,16 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         "close",
         "schedule",
         "submit",
-    ) and (words & lx.SERVICES or (words & lx.EXTERNAL_OBJECTS and (lem != "open" or words & _OPEN_OBJECTS))):
-        return [_grant(c, "EXTERNAL_WRITE", "publish", domains=_domains(obj), tools=_services(c))]
+    ) and (
+        _services(c)
+        or (
+            words & lx.EXTERNAL_OBJECTS
+            and (lem != "open" or words & _OPEN_OBJECTS)
+            # "add a note for the meeting to notes.md": a file, no service or site
+            and not (_paths(obj) and not _domains(obj))
+        )
+    ):
+        return [_publish(c)]
 
     # deletion
     if lem in lx.DELETE_VERBS or lem in ("clear", "drop", "clean", "discard", "rid"):
@@ -537,7 +701,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
             return _edit(c)
         if not paths and words & lx.PATHLESS_OBJECTS:
             # "delete the spam emails": no file; bounded to the service when one is named
-            return [_grant(c, "DELETE", "delete", tools=_services(c))]
+            return [_grant(c, "DELETE", "delete", tools=_services(c), objects=objects_of(obj))]
         return [_grant(c, "DELETE", "delete", paths=paths)]
 
     # runners and commands
@@ -594,20 +758,54 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     return "reads need no grant"
 
 
+# Verbs that change files: an "only ..." with one of them bounds where writes go, not what may
+# be read ("only touch src/parser.py", "don't edit anything outside docs/").
+_WRITE_BOUND_VERBS = frozenset(
+    words(
+        "touch edit change modify write alter update fix rewrite overwrite save create delete remove "
+        "mess refactor patch"
+    )
+)
+_NOTHING_ELSE = re.compile(
+    r"\b(?:(?:and |but )?nothing (?:else|more)|no other (?:files?|paths?|places?)|not anything else)\b"
+)
+_LEAVE_ALONE = re.compile(
+    r"\bleave (?:everything|all|anything|every ?thing|all (?:the )?(?:other )?files)(?: else)? "
+    r"(?:except(?: for)?|but|other than|besides|apart from) (?P<keep>.+?) alone\b"
+)
+
+
 def _bounds(cls: list[tx.Clause], notes: list[Note]) -> DraftBounds:
     bounds = DraftBounds()
     for clause in cls:
         low = clause.text.lower()
-        m = _ONLY.search(low)
-        if not m:
-            continue
-        cue = m.group(0)
-        negated = bool(re.search(r"\b(?:do ?n[o']?t|never|no|nothing|any)\b", low[: m.start()]))
-        if cue.startswith(("other than", "except", "besides")) and not negated:
-            continue  # "email bob but not alice" is an exclusion, not a bound
-        after = [t for t in clause.tokens if t.start >= clause.start + m.start()]
         lemmas = {tx.verb_at(clause.tokens, k) for k in range(len(clause.tokens))}
         norms = {t.norm for t in clause.tokens if not t.literal}
+        writes = bool(lemmas & _WRITE_BOUND_VERBS) and not norms & _PATH_BOUND_VERBS
+        leave = _LEAVE_ALONE.search(low)
+        if leave:
+            start = clause.start + leave.start("keep")
+            end = clause.start + leave.end("keep")
+            kept = [t for t in clause.tokens if t.start >= start and t.end <= end]
+            inside = [p for p in _paths(tuple(kept)) if p not in bounds.write_paths]
+            bounds.write_paths.extend(inside)
+            if inside:
+                notes.append(Note(clause.text, "bound", "writes only in " + ", ".join(inside)))
+            continue
+        m = _ONLY.search(low)
+        rest = _NOTHING_ELSE.search(low)
+        if not m and not (rest and writes):
+            continue
+        if m:
+            cue = m.group(0)
+            negated = bool(re.search(r"\b(?:do ?n[o']?t|never|no|nothing|any)\b", low[: m.start()]))
+            if cue.startswith(("other than", "except", "besides")) and not negated:
+                continue  # "email bob but not alice" is an exclusion, not a bound
+            after = [t for t in clause.tokens if t.start >= clause.start + m.start()]
+        else:
+            cue = "nothing else"
+            assert rest is not None
+            after = [t for t in clause.tokens if t.end <= clause.start + rest.start()]
         found: list[str] = []
         for t in after:
             if tx.is_url(t.core):
@@ -625,6 +823,14 @@ def _bounds(cls: list[tx.Clause], notes: list[Note]) -> DraftBounds:
                 if r not in bounds.recipients:
                     bounds.recipients.append(r)
                     found.append(r)
+        if writes and not sendy:
+            for p in _paths(tuple(after)):
+                if p not in bounds.write_paths:
+                    bounds.write_paths.append(p)
+                    found.append(p)
+            if found:
+                notes.append(Note(clause.text, "bound", "writes only in " + ", ".join(found)))
+            continue
         if norms & _PATH_BOUND_VERBS or cue.startswith(
             ("stay", "do", "don", "never", "anything", "every", "file", "nothing")
         ):
@@ -653,6 +859,35 @@ def analyze(instruction: str) -> Analysis:
     cls = tx.clauses(instruction, toks)
     modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
     return Analysis(instruction, toks, cls, modes)
+
+
+def _copy_to(
+    g: DraftGrant,
+    lem: str,
+    grants: list[DraftGrant],
+    cls: list[tx.Clause],
+    clause: tx.Clause,
+    instruction: str,
+) -> tuple[DraftGrant, DraftGrant] | None:
+    """ "Email the report to john@x.com and cc ann@y.com": one message with both, so the cc joins
+    the send of the clause before it in the same sentence (the quote spans both clauses)."""
+    if lem not in ("cc", "bcc") or g.class_ != "COMMUNICATION" or not grants:
+        return None
+    k = cls.index(clause)
+    prev = cls[k - 1] if k > 0 else None
+    last = grants[-1]
+    if prev is None or prev.sentence != clause.sentence or last.class_ != "COMMUNICATION":
+        return None
+    if not instruction[prev.start : prev.end].endswith(last.evidence):
+        return None
+    start = prev.end - len(last.evidence)
+    merged = last.model_copy(
+        update={
+            "evidence": instruction[start : clause.end],
+            "recipients": [*last.recipients, *(r for r in g.recipients if r not in last.recipients)],
+        }
+    )
+    return last, merged
 
 
 def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
@@ -688,6 +923,13 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                 purpose = clause.text
             continue
         for g in found:
+            joined = _copy_to(g, lem, grants, cls, clause, instruction)
+            if joined is not None:
+                grants[grants.index(joined[0])] = joined[1]
+                notes.append(
+                    Note(clause.text, "grant", f"{g.class_}/{g.capability}: joins the send before it")
+                )
+                continue
             grants.append(g)
             notes.append(Note(clause.text, "grant", f"{g.class_}/{g.capability}"))
         if not purpose:

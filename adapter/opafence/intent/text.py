@@ -26,7 +26,8 @@ EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Z
 URL = re.compile(r"^(?:https?|ftp|wss?)://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 DOMAIN = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}$")
 PHONE = re.compile(r"^\+[0-9][0-9 ().-]{6,18}[0-9]$")
-CHANNEL = re.compile(r"^#[a-z0-9][a-z0-9_.-]{0,79}$")
+# "#releases", not "#42" (an issue or pull request number).
+CHANNEL = re.compile(r"^#(?![0-9]+$)[a-z0-9][a-z0-9_.-]{0,79}$")
 HANDLE = re.compile(r"^@[a-z0-9][a-z0-9_.-]{0,63}$")
 FILE_EXTENSIONS = frozenset(
     words(

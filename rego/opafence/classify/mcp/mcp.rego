@@ -30,8 +30,223 @@ words := [lower(w) | some w in input.facts.tool.mcp.words] if {
 
 # METADATA
 # title: actions
-# description: One action per class the name's verbs give, with the targets the facts found.
-actions contains action.make(c, object.union(data.opafence.classify.fact_targets(c), {"egress": true})) if {
+# description: |
+#   One action per class the name's verbs give, with the targets the facts found. A write that
+#   reaches people (attendees, invitees, a payee's address) or gives access is covered only by a
+#   grant that names them; a URL the service will call (a webhook, a callback) is an external
+#   write to that host, covered only by a grant that names it.
+actions contains action.make(c, object.union(data.opafence.classify.fact_targets(c), extra(c))) if {
 	is_mcp
-	some c in verbs.classes(words)
+	some c in name_classes
 }
+
+# METADATA
+# title: name_classes
+# description: The classes the tool name's verbs give (verbs.classes).
+name_classes := verbs.classes(words)
+
+actions contains action.make("EXTERNAL_WRITE", {
+	"domains": destination_hosts, "egress": true, "why": "a URL the service will call",
+	"named": {"domains"},
+}) if {
+	is_mcp
+	count(destination_hosts) > 0
+	count(name_classes - {"READ", "UNKNOWN"}) > 0
+}
+
+extra(c) := {"egress": true, "caps": caps_of(c), "named": named_of(c)}
+
+# Access an MCP tool gives (share, invite, add a member, change a role) is a share.
+caps_of(c) := {"share"} if c == "PERMISSION_CHANGE"
+
+else := set()
+
+people_classes := {"EXTERNAL_WRITE", "PERMISSION_CHANGE", "FINANCIAL"}
+
+named_of(c) := {"recipients"} if {
+	c in people_classes
+	count(data.opafence.classify.fact_recipients) > 0
+} else := set()
+
+# --- what the name acts on, and how (object grants) ----------------------------------------------
+
+phrase_starts contains i if {
+	some i, w in words
+	i + 1 < count(words)
+	data.opafence.classify.verbs.phrase_table[concat("_", [w, words[i + 1]])]
+}
+
+phrase_words contains i if some i in phrase_starts
+
+phrase_words contains j if {
+	some i in phrase_starts
+	j := i + 1
+}
+
+verb_positions contains 0
+
+verb_positions contains i if {
+	some i, _ in words
+	i > 0
+	data.opafence.classify.verbs.conjunction_words[words[i - 1]]
+}
+
+# METADATA
+# title: verb_words
+# description: |
+#   The words of the name that are verbs there, each with the classes it gives (a two-word verb
+#   counts at its first word; its second word is a verb with no classes of its own).
+verb_words[i] := cs if {
+	some i, w in words
+	not i in phrase_words
+	not data.opafence.classify.verbs.booking_verbs[w]
+	cs := {c | some c in data.opafence.classify.verbs.verb_table[w]} | {c |
+		i in verb_positions
+		some c in data.opafence.classify.verbs.noun_verb_table[w]
+	}
+	count(cs) > 0
+}
+
+verb_words[i] := cs if {
+	some i in phrase_starts
+	phrase := concat("_", [words[i], words[i + 1]])
+	cs := {c | some c in data.opafence.classify.verbs.phrase_table[phrase]}
+}
+
+verb_words[j] := set() if {
+	some i in phrase_starts
+	j := i + 1
+}
+
+verb_words[i] := {verbs.booking_class(words)} if {
+	some i, w in words
+	data.opafence.classify.verbs.booking_verbs[w] == "verb"
+}
+
+verb_words[i] := {verbs.booking_class(words)} if {
+	some i, w in words
+	data.opafence.classify.verbs.booking_verbs[w] == "noun_verb"
+	i in verb_positions
+}
+
+# "create_or_update": the three words are one upsert.
+upsert_words contains j if {
+	some i, _ in words
+	i + 2 < count(words)
+	data.opafence.classify.verbs.upsert_phrases[concat("_", array.slice(words, i, i + 3))]
+	some j in numbers.range(i, i + 2)
+}
+
+# METADATA
+# title: name_operations
+# description: |
+#   Per class, the kinds of action (verbs data operation_kinds) of the name's verbs of that
+#   class, for object grants: a verb without a kind is its own kind, which no grant names; an
+#   argument may name the kind of a generic verb ("issue_write" with method "create").
+name_operations[c] contains kind_at(i) if {
+	some i, cs in verb_words
+	some c in cs
+	not i in upsert_words
+}
+
+name_operations[c] contains "upsert" if {
+	some i, cs in verb_words
+	some c in cs
+	i in upsert_words
+}
+
+kind_at(i) := kind if {
+	data.opafence.classify.verbs.method_verbs[words[i]]
+	some k, v in object.get(input.call, "args", {})
+	data.opafence.classify.verbs.method_args[lower(k)]
+	is_string(v)
+	kind := object.get(data.opafence.classify.verbs.operation_kinds, lower(v), lower(v))
+} else := object.get(data.opafence.classify.verbs.operation_kinds, concat("_", [words[i], words[i + 1]]), concat("_", [words[i], words[i + 1]])) if {
+	i in phrase_starts
+} else := object.get(data.opafence.classify.verbs.operation_kinds, words[i], words[i])
+
+noun_words contains i if {
+	end := verbs.name_end(words)
+	some i, w in words
+	i < end
+	not verb_words[i]
+	not data.opafence.classify.verbs.name_qualifiers[w]
+	not regex.match(`^[0-9]+$`, w)
+}
+
+# METADATA
+# title: head_object
+# description: |
+#   What the tool's name acts on: the object (verbs data object_words) of its last noun before a
+#   preposition ("add_issue_comment" -> comment, "create_issue_in_repo" -> issue,
+#   "merge_pull_request" -> pull_request), else the object its verb implies ("comment_on_issue"
+#   -> comment); "" when it names none, and "?word" for a noun no table knows.
+head_object := object_at(max(noun_words)) if {
+	is_mcp
+	count(noun_words) > 0
+} else := data.opafence.classify.verbs.implied_objects[words[0]] if {
+	is_mcp
+} else := ""
+
+object_at(i) := data.opafence.classify.verbs.compound_objects[concat("_", [words[i - 1], words[i]])] if {
+	i > 0
+} else := data.opafence.classify.verbs.object_words[words[i]] if {
+	true
+} else := concat("", ["?", words[i]])
+
+# METADATA
+# title: destination_hosts
+# description: Hosts of URL arguments that say the service will call them (webhook, callback, redirect_uri ...).
+destination_hosts := {lower(u.host) |
+	some u in input.facts.urls
+	object.get(u, "host", "") != ""
+	destination_arg(object.get(u, "arg", ""))
+}
+
+destination_parts := {
+	"webhook", "callback", "redirect", "notify", "notification", "hook", "postback", "return_url",
+	"target_url", "endpoint", "forward_url", "ping_url", "deliver", "listener", "push_url", "sink",
+}
+
+destination_arg(k) if {
+	some part in destination_parts
+	contains(lower(k), part)
+}
+
+# --- access a share gives ------------------------------------------------------------------------
+
+# METADATA
+# title: access_levels
+# description: |
+#   The access levels (data.yaml access_roles) the call's role arguments give, at any depth;
+#   "?" for a role no table knows. Empty when the call names no role.
+access_levels contains level if {
+	is_mcp
+	walk(object.get(input.call, "args", {}), [path, value])
+	count(path) > 0
+	is_string(path[count(path) - 1])
+	data.opafence.classify.mcp.role_args[lower(path[count(path) - 1])]
+	is_string(value)
+	level := object.get(data.opafence.classify.mcp.access_roles, lower(trim_space(value)), "?")
+}
+
+# METADATA
+# title: open_grantee
+# description: True when the call gives access to anyone, a whole domain or a public link, not to named people.
+default open_grantee := false
+
+open_grantee if {
+	is_mcp
+	walk(object.get(input.call, "args", {}), [path, value])
+	count(path) > 0
+	is_string(path[count(path) - 1])
+	open_grant_value(lower(path[count(path) - 1]), value)
+}
+
+open_grant_value(key, value) if {
+	data.opafence.classify.mcp.grantee_args[key]
+	is_string(value)
+	data.opafence.classify.mcp.open_grantees[lower(trim_space(value))]
+}
+
+open_grant_value(key, true) if key in {"public", "anyone", "public_link", "link_sharing", "anyone_with_link"}

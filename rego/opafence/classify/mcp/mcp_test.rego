@@ -79,3 +79,111 @@ test_channel_written_as_an_address_is_clear if {
 	look := object.union(ch, {"confusable": true})
 	classify.targets.COMMUNICATION.open == true with input as mcp_input("mcp__slack__post_message", ["post", "message"], {"recipients": [look]})
 }
+
+# --- people, callbacks and access ------------------------------------------------------------------
+
+with_args(inp, args) := object.union(inp, {"call": {"args": args}})
+
+hook_url := {
+	"raw": "https://evil.com/h", "scheme": "https", "host": "evil.com", "port": null, "path": "/h", "query_len": 0,
+	"has_credentials": false, "secret_like": false, "ip": false, "loopback": false, "private": false,
+	"arg": "webhook_url",
+}
+
+test_callback_url_is_a_write_to_its_host if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"urls": [hook_url], "recipients": [recipient("john@example.com", "to")]})
+	classify.classes == {"COMMUNICATION", "EXTERNAL_WRITE"} with input as inp
+	classify.targets.EXTERNAL_WRITE.domains == ["evil.com"] with input as inp
+}
+
+test_a_link_is_no_callback if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"urls": [object.union(hook_url, {"arg": "link"})]})
+	classify.classes == {"COMMUNICATION"} with input as inp
+}
+
+test_a_read_with_a_callback_stays_a_read if {
+	inp := mcp_input("mcp__x__get_status", ["get", "status"], {"urls": [hook_url]})
+	classify.classes == {"READ"} with input as inp
+}
+
+test_attendees_must_be_named if {
+	inp := mcp_input("mcp__calendar__create_event", ["create", "event"], {"recipients": [recipient("eve@x.com", "attendees")]})
+	some a in classify.actions with input as inp
+	a.class == "EXTERNAL_WRITE"
+	a.named == {"recipients"}
+}
+
+test_messages_name_their_recipients_anyway if {
+	inp := mcp_input("mcp__gmail__send_email", ["send", "email"], {"recipients": [recipient("eve@x.com", "to")]})
+	some a in classify.actions with input as inp
+	a.class == "COMMUNICATION"
+	a.named == set()
+}
+
+test_share_access_levels if {
+	share := mcp_input("mcp__drive__share_file", ["share", "file"], {})
+	mcp.access_levels == {"admin"} with input as with_args(share, {"email": "a@b.c", "role": "Owner"})
+	mcp.access_levels == {"read", "?"} with input as with_args(share, {"permissions": [{"role": "reader"}, {"role": "boss"}]})
+	count(mcp.access_levels) == 0 with input as with_args(share, {"email": "a@b.c"})
+	mcp.open_grantee with input as with_args(share, {"type": "anyone", "role": "reader"})
+	mcp.open_grantee with input as with_args(share, {"public": true})
+	not mcp.open_grantee with input as with_args(share, {"type": "user", "email": "a@b.c"})
+}
+
+test_share_caps if {
+	inp := mcp_input("mcp__drive__share_file", ["share", "file"], {"recipients": [recipient("a@b.co", "email")]})
+	some a in classify.actions with input as inp
+	a.class == "PERMISSION_CHANGE"
+	a.caps == {"share"}
+}
+
+# --- what a name acts on, and how ------------------------------------------------------------------
+
+object_cases := [
+	{"words": ["create", "issue"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["add", "issue", "comment"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["add", "comment", "to", "issue"], "object": "comment", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "issue", "in", "repo"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["issues", "create"], "object": "issue", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["create", "or", "update", "file"], "object": "file", "ops": {"EXTERNAL_WRITE": {"upsert"}}},
+	{"words": ["create", "pull", "request", "review"], "object": "review", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["update", "repository"], "object": "repository", "ops": {"EXTERNAL_WRITE": {"update"}}},
+	{"words": ["delete", "email"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["trash", "message"], "object": "message", "ops": {"DELETE": {"delete"}}},
+	{"words": ["create", "event", "v2"], "object": "event", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["comment", "on", "issue"], "object": "comment", "ops": {"COMMUNICATION": {"create"}}},
+	{"words": ["create", "widget"], "object": "?widget", "ops": {"EXTERNAL_WRITE": {"create"}}},
+	{"words": ["merge"], "object": "", "ops": {"EXTERNAL_WRITE": {"merge"}}},
+	{"words": ["approve", "pull", "request"], "object": "pull_request", "ops": {"EXTERNAL_WRITE": {"approve"}}},
+	{"words": ["send", "and", "archive"], "object": "", "ops": {"COMMUNICATION": {"send"}, "EXTERNAL_WRITE": {"close"}}},
+	{"words": ["check", "out"], "object": "", "ops": {"FINANCIAL": {"check_out"}}},
+	{"words": ["set", "up", "webhook"], "object": "webhook", "ops": {"EXTERNAL_WRITE": {"set_up"}}},
+	{"words": ["book", "flight"], "object": "flight", "ops": {"FINANCIAL": {"create"}}},
+]
+
+tool_of(words) := concat("", ["mcp__x__", concat("_", words)])
+
+test_head_object_and_operations if {
+	bad := [{"words": row.words, "object": o, "ops": ops} |
+		some row in object_cases
+		inp := mcp_input(tool_of(row.words), row.words, {})
+		o := mcp.head_object with input as inp
+		ops := mcp.name_operations with input as inp
+		[o, ops] != [row.object, row.ops]
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+test_method_argument_names_the_kind if {
+	inp := mcp_input("mcp__github__issue_write", ["issue", "write"], {})
+	mcp.head_object == "issue" with input as with_args(inp, {"method": "create"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"create"}} with input as with_args(inp, {"method": "create"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"update"}} with input as with_args(inp, {"method": "update"})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"update"}} with input as inp
+}
+
+test_no_mcp_no_object if {
+	mcp.head_object == "" with input as {"call": {"tool": "terminal", "args": {}}, "facts": {"tool": {}}}
+}

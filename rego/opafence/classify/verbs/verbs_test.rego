@@ -65,3 +65,27 @@ test_verb_table if {
 	report(bad)
 	count(bad) == 0
 }
+
+# --- bookings -------------------------------------------------------------------------------------
+
+booking_cases := [
+	{"words": ["book", "flight"], "want": {"FINANCIAL"}},
+	{"words": ["book", "hotel", "room"], "want": {"FINANCIAL"}},
+	{"words": ["book", "conference", "room"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["reserve", "table"], "want": {"FINANCIAL"}},
+	{"words": ["book", "meeting", "room"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["reserve", "slot"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["list", "books"], "want": {"READ"}},
+	{"words": ["get", "book"], "want": {"READ"}},
+	{"words": ["search", "and", "book"], "want": {"FINANCIAL"}},
+]
+
+test_bookings_spend_money if {
+	bad := [{"words": row.words, "got": got} |
+		some row in booking_cases
+		got := verbs.classes(row.words)
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
