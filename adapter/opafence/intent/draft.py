@@ -27,6 +27,10 @@ class DraftModel(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, str_strip_whitespace=True)
 
 
+# The list-valued bounds of a drafted grant (a draft may give a string, null or junk for any).
+LIST_FIELDS = ("recipients", "domains", "paths", "commands", "packages", "tools", "objects", "operations")
+
+
 class DraftGrant(DraftModel):
     class_: str = Field(alias="class", min_length=1, max_length=40)
     capability: str = Field(default="", max_length=40)
@@ -51,17 +55,7 @@ class DraftGrant(DraftModel):
     def _no_draft_literals(cls, v: Any) -> Any:
         return [] if not isinstance(v, list) or not all(isinstance(x, CommandLiteral) for x in v) else v
 
-    @field_validator(
-        "recipients",
-        "domains",
-        "paths",
-        "commands",
-        "packages",
-        "tools",
-        "objects",
-        "operations",
-        mode="before",
-    )
+    @field_validator(*LIST_FIELDS, mode="before")
     @classmethod
     def _lists(cls, v: Any) -> Any:
         return _list_of_str(v)
@@ -78,16 +72,7 @@ class DraftGrant(DraftModel):
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"class": self.class_, "capability": self.capability}
-        for key in (
-            "recipients",
-            "domains",
-            "paths",
-            "commands",
-            "packages",
-            "tools",
-            "objects",
-            "operations",
-        ):
+        for key in LIST_FIELDS:
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.workspace:
