@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +33,7 @@ from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
+from opafence.printable import lockdown_status, printable
 from opafence.session import reads_secret
 
 if TYPE_CHECKING:
@@ -127,6 +129,7 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
@@ -142,6 +145,24 @@ class Fence:
         self.error = reason
         self._ready.set()
         log.error("opafence could not start: %s", reason)
+        self._tell_lockdown(reason)
+
+    def _tell_lockdown(self, reason: str) -> None:
+        """Once per process: the reason on stderr, and a `lockdown` entry in the trail (which
+        is opened here if setup failed before it got that far). Never raises."""
+        if self._lockdown_told.is_set():
+            return
+        self._lockdown_told.set()
+        with contextlib.suppress(Exception):
+            told = f"opafence: {lockdown_status(reason)}. Fix it, or disable the plugin."
+            print(told, file=sys.stderr, flush=True)
+        try:
+            if self.audit is None:
+                self.audit = AuditLog(ensure_private_dir(state_dir()) / "audit.jsonl")
+        except Exception as e:
+            log.error("opafence: cannot open the audit trail to record the lockdown: %s", e)
+            return
+        self._audit({"event": "lockdown", "reason": printable(reason)})
 
     def setup(self, start_in_background: bool = True) -> None:
         """Read the config once, prepare state, start OPA. Failures leave the lockdown in force."""
@@ -297,14 +318,30 @@ class Fence:
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
 
-    def _lockdown(self, tool: str) -> dict[str, str] | None:
+    def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
             return None
         if not self._ready.is_set() and not self.wait_ready():
-            self.error = self.error or "OPA did not become ready in time"
-        if self.error is None:
+            self.fail(self.error or "OPA did not become ready in time")
+        error = self.error
+        if error is None:
             return None
-        message = f"opafence could not start: {self.error}. Fix it, or disable the plugin."
+        self._tell_lockdown(error)
+        # Each blocked call is on the trail too, so `opafence log` shows what the lockdown stopped.
+        with contextlib.suppress(Exception):
+            if self.audit is not None:
+                entry = {
+                    "event": "decision",
+                    "session": session_id,
+                    "call": call_id,
+                    "tool": tool,
+                    "classes": [],
+                    "verdict": "block",
+                    "reasons": ["LOCKDOWN"],
+                    "args": self.audit.arg_digests(snapshot(args)),
+                }
+                self._audit(entry)
+        message = f"opafence could not start: {error}. Fix it, or disable the plugin."
         return {"action": "block", "message": message}
 
     def _record_for(self, session_id: str, task_id: str) -> TaskRecord:
@@ -420,7 +457,7 @@ class Fence:
     ) -> dict[str, str] | None:
         with contextlib.suppress(Exception):
             self.keep_order()
-        locked = self._lockdown(tool)
+        locked = self._lockdown(tool, args, session_id, call_id)
         if locked is not None:
             return locked
         assert self.store is not None and self.bridge is not None
