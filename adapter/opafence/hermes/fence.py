@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from opafence import audit_targets
 from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
@@ -315,6 +316,15 @@ class Fence:
         hermes_dir, _ = self._host_dirs
         return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
 
+    def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+        """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
+        try:
+            target = audit_targets.summarize(facts, args, self.config.audit.targets)
+        except Exception:
+            log.exception("opafence: target summary failed")
+            return {"target": {"error": ["the target summary failed"]}}
+        return {"target": target} if target else {}
+
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
 
@@ -339,10 +349,20 @@ class Fence:
                     "verdict": "block",
                     "reasons": ["LOCKDOWN"],
                     "args": self.audit.arg_digests(snapshot(args)),
+                    **self._lockdown_target(tool, snapshot(args)),
                 }
                 self._audit(entry)
         message = f"opafence could not start: {error}. Fix it, or disable the plugin."
         return {"action": "block", "message": message}
+
+    def _lockdown_target(self, tool: str, snap: dict[str, Any]) -> dict[str, Any]:
+        # Setup may have stopped before the homes were known: facts as a plain process sees them.
+        try:
+            cwd = self.cwd or os.getcwd()
+            context = FactsContext(home=os.path.expanduser("~"), cwd=cwd, hermes_home=str(hermes_home()))
+            return self._target(build_facts(tool, snap, context), snap)
+        except Exception:
+            return {}
 
     def _record_for(self, session_id: str, task_id: str) -> TaskRecord:
         assert self.store is not None
@@ -510,6 +530,7 @@ class Fence:
                 "monitor": decision.monitor.would if decision.monitor else None,
                 "args": arg_digests(snap),
                 "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
+                **self._target(facts, snap),
             }
         )
         if unrecorded is not None:
