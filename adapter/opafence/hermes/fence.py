@@ -107,7 +107,9 @@ def explain(tool: str, reasons: list[Reason], limit: int = 3) -> str:
     shown = "; ".join(f"{r.message} [{r.code}]" for r in reasons[:limit]) or "no rule allowed it"
     more = f" (+{len(reasons) - limit} more)" if len(reasons) > limit else ""
     fix = next((r.fix for r in reasons if r.fix), "")
-    return f"{shown}{more}." + (f" {fix}" if fix else "")
+    # Reasons quote the call's own values (addresses, paths, commands): Hermes prints this in
+    # its approval prompt, so nothing in it may steer the person's terminal.
+    return printable(f"{shown}{more}." + (f" {fix}" if fix else ""))
 
 
 class Fence:
@@ -544,7 +546,7 @@ class Fence:
             action = action_hash(tool, snap, decision, facts)
             return {
                 "action": "approve",
-                "message": f"opafence: {tool} needs your approval: {explain(tool, decision.reasons)}",
+                "message": f"opafence: {printable(tool)} needs your approval: {explain(tool, decision.reasons)}",
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
         return self._block(tool, decision.reasons)
