@@ -1,4 +1,4 @@
-"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit, log."""
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit, log, fleet."""
 
 from __future__ import annotations
 
@@ -222,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     from opafence.log_cmd import add_parser as add_log_parser
 
     add_log_parser(sub)
+    from opafence.fleet_cmd import add_parser as add_fleet_parser
+
+    add_fleet_parser(sub)
     return p
 
 

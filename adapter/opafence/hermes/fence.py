@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import socket
 import sys
 import threading
 import time
@@ -181,8 +180,7 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
-        self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
+        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
@@ -546,7 +544,8 @@ class Fence:
             action = action_hash(tool, snap, decision, facts)
             return {
                 "action": "approve",
-                "message": f"opafence: {printable(tool)} needs your approval: {explain(tool, decision.reasons)}",
+                "message": f"opafence: {printable(tool)} needs your approval: "
+                + explain(tool, decision.reasons),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
         return self._block(tool, decision.reasons)
