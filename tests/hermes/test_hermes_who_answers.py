@@ -61,6 +61,27 @@ def test_cli_with_an_approval_callback_can_answer_whatever_stdin_is(
     assert flags.auto_approve is False and flags.interactive is True
 
 
+def test_the_classic_cli_prompt_without_a_terminal_is_nobody_to_answer(
+    cli: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hermes chat -q` installs the CLI's own approval callback, which needs the terminal."""
+    import cli as hermes_cli_module
+    from tools.terminal_tool import set_approval_callback
+
+    hermes_cli = object.__new__(hermes_cli_module.HermesCLI)  # its bound callback, as cli.py installs it
+    set_approval_callback(hermes_cli._approval_callback)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert host_flags.detect().auto_approve is True
+    leader, follower = os.openpty()
+    try:
+        with os.fdopen(follower, "r", closefd=False) as tty:
+            monkeypatch.setattr(sys, "stdin", tty)
+            assert host_flags.detect().auto_approve is False
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
 def test_closed_stdin_is_nobody_to_answer(cli: None, monkeypatch: pytest.MonkeyPatch) -> None:
     closed = io.StringIO()
     closed.close()

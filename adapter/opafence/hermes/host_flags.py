@@ -33,12 +33,16 @@ def _stdin_is_terminal() -> bool:
 
 
 def _cli_can_prompt() -> bool:
-    """An interactive CLI can put a prompt in front of a person: through the approval callback
-    Hermes installs on the agent thread (the CLI's prompt, the TUI, ACP), else through input()
-    on a terminal. `hermes chat -q` from a script has neither: an ask there waits for the
-    approval timeout and is denied, so it counts as nobody-to-answer."""
+    """Can an interactive CLI put a prompt in front of a person? The TUI and ACP install their
+    own approval callback on the agent thread and answer over their channel. The classic CLI's
+    callback (HermesCLI._approval_callback) and the input() fallback need a terminal: with
+    stdin a pipe (`hermes chat -q` from a script) an ask waits for the approval timeout and is
+    denied, so that counts as nobody-to-answer."""
     terminal_tool = importlib.import_module("tools.terminal_tool")
-    if terminal_tool._get_approval_callback() is not None:
+    callback = terminal_tool._get_approval_callback()
+    owner = type(getattr(callback, "__self__", None))
+    classic_cli = owner.__name__ == "HermesCLI" and owner.__module__ == "cli"
+    if callback is not None and not classic_cli:
         return True
     return _stdin_is_terminal()
 
