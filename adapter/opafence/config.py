@@ -303,6 +303,16 @@ class AuditConfig(Strict):
         return v
 
 
+class ProvenanceConfig(Strict):
+    """Values of untrusted content kept per task (provenance/ledger.py)."""
+
+    # More than this evicts the oldest, and then every target not in the owner's words counts
+    # as untrusted for the rest of the task.
+    max_values: int = Field(default=50_000, ge=100, le=5_000_000)
+    # The owner's own addresses, numbers and handles: never untrusted, like their own words.
+    identity: list[str] = Field(default_factory=list)
+
+
 class Config(Strict):
     mode: Mode = "enforce"
     workspace: list[str] = Field(default_factory=list)
@@ -319,6 +329,7 @@ class Config(Strict):
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
 
     @field_validator("org_bundles")
     @classmethod

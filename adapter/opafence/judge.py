@@ -18,6 +18,7 @@ from opafence.inputs import decision_input, facts_context
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
+from opafence.provenance import note_message, note_result
 from opafence.session import SessionFacts
 
 
@@ -45,6 +46,7 @@ class Judge:
 
     def open_task(self, key: str, message: str, owner: str = "") -> TaskState:
         state = TaskState(key=key, policy=fallback_policy(key, owner))
+        state.session.values.max_values = self.config.provenance.max_values
         self.add_message(state, message)
         return state
 
@@ -64,6 +66,8 @@ class Judge:
             policy = fallback_policy(state.key, state.policy.owner)
             policy.revision = state.policy.revision + 1
         state.policy = policy
+        identity = [*self.config.provenance.identity, state.policy.owner]
+        note_message(state.session.values, message, state.messages, identity, self.host.home)
         self.bridge.put_task(state.key, policy.to_opa_data())
         return policy
 
@@ -74,8 +78,12 @@ class Judge:
         args: Mapping[str, Any],
         call_id: str = "",
         assume_executed: bool = True,
+        result: Any = None,
     ) -> Judged:
-        """Decide one call. Replay treats every judged call as executed (the transcript ran)."""
+        """Decide one call. Replay treats every judged call as executed (the transcript ran);
+        its `result`, when given, is recorded as post_tool_call records it (not for a call the
+        plugin would have blocked: that one never runs)."""
+        call_no = state.session.values.next_call()
         try:
             facts = build_facts(tool, args, facts_context(self.host))
             doc = decision_input(state.key, tool, args, call_id, state.session, self.host, facts)
@@ -87,6 +95,8 @@ class Judge:
         session.record_decision(tool, decision)
         if assume_executed:
             session.record_execution(tool, facts, decision)
+            if result is not None and decision.verdict != "block":
+                note_result(session.values, tool, call_no, result, decision.ingests, args, self.host.home)
         return Judged(tool, decision, facts, doc)
 
     def close_task(self, state: TaskState) -> None:

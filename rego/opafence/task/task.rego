@@ -350,6 +350,30 @@ deny contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
+	not requested[c]
+}
+
+# METADATA
+# title: requested
+# description: |
+#   The kinds of action the owner asked for without binding their target ("delete the largest
+#   file", "pay the bill in bill.txt"), with the words that asked: they ask, never block.
+requested[r.class] := r.evidence if {
+	some r in object.get(policy, "requests", [])
+}
+
+# METADATA
+# title: REQUESTED_UNBOUND
+# description: "You asked for this (“{{.evidence}}”), but your words do not name the target: {{.what}}."
+# custom:
+#   code: REQUESTED_UNBOUND
+#   fix: Approve it if this is the target you meant.
+ask contains reason.render(rego.metadata.rule(), {"evidence": requested[c], "what": classify.phrase[c]}) if {
+	some c in unauthorized
+	c in blocking_classes
+	not read_only
+	not c in prohibited_classes
+	requested[c]
 }
 
 # METADATA
