@@ -36,6 +36,8 @@ class Judged:
     decision: Decision
     facts: dict[str, Any]
     input: dict[str, Any]
+    call_no: int = 0
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 class Judge:
@@ -89,15 +91,30 @@ class Judge:
             doc = decision_input(state.key, tool, args, call_id, state.session, self.host, facts)
         except Exception as e:
             err = BridgeError("FACTS_ERROR", type(e).__name__)
-            return Judged(tool, block(err.code, err.detail), {}, {})
+            return Judged(tool, block(err.code, err.detail), {}, {}, call_no, dict(args))
         decision = self.bridge.decide(doc)
         session = state.session
         session.record_decision(tool, decision)
+        judged = Judged(tool, decision, facts, doc, call_no, dict(args))
         if assume_executed:
-            session.record_execution(tool, facts, decision)
-            if result is not None and decision.verdict != "block":
-                note_result(session.values, tool, call_no, result, decision.ingests, args, self.host.home)
-        return Judged(tool, decision, facts, doc)
+            self.ran(state, judged, result if decision.verdict != "block" else None)
+        return judged
+
+    def ran(self, state: TaskState, judged: Judged, result: Any = None) -> None:
+        """Account for a judged call that ran, and record its result's values the way
+        post_tool_call does."""
+        session = state.session
+        session.record_execution(judged.tool, judged.facts, judged.decision)
+        if result is not None:
+            note_result(
+                session.values,
+                judged.tool,
+                judged.call_no,
+                result,
+                judged.decision.ingests,
+                judged.args,
+                self.host.home,
+            )
 
     def close_task(self, state: TaskState) -> None:
         self.bridge.delete_task(state.key)

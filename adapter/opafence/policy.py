@@ -188,8 +188,9 @@ class TaskPolicy(Model):
             "read_only": self.read_only,
             "grants": [g.model_dump(by_alias=True) for g in self.grants],
             "prohibitions": [p.model_dump() for p in self.prohibitions],
-            "delegations": [d.model_dump() for d in self.delegations],
-            "requests": [r.model_dump(by_alias=True) for r in self.requests],
+            # Without the owner's words: Rego names the kind, the source and the target.
+            "delegations": [d.model_dump(exclude={"evidence"}) for d in self.delegations],
+            "requests": [r.model_dump(by_alias=True, exclude={"evidence"}) for r in self.requests],
             "bounds": self.bounds.model_dump(),
             "budgets": self.budgets.model_dump(),
             "created_at": self.created_at,

@@ -217,8 +217,11 @@ def apply(policy: TaskPolicy, instruction: str, message: int, is_owner: bool, no
             Note(evidence, "delegation", f"{did}: {', '.join(kinds)} from {', '.join(labels)} {path}".strip())
         )
     found = [*read_requests(instruction), *_unbound(policy.dropped, message)]
+    # A kind the words did bind (a grant of this message) is not unbound: a call outside that
+    # grant acts on another target than the one asked for, and stays the task's to judge.
+    bound = {g.class_ for g in policy.grants if g.message == message}
     for cls, evidence in found:
-        if any(r.class_ == cls for r in policy.requests):
+        if cls in bound or any(r.class_ == cls for r in policy.requests):
             continue
         policy.requests.append(
             Request.model_validate({"class": cls, "evidence": evidence, "message": message})

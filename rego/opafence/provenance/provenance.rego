@@ -117,6 +117,10 @@ delegated contains [t, d] if {
 	some d in delegated_by(t)
 }
 
+named_source(d) := sprintf("%s (%s)", [d.path, concat(", ", d.sources)]) if {
+	object.get(d, "path", "") != ""
+} else := concat(", ", d.sources)
+
 origin(t) := sprintf("the text attached to your message %d", [object.get(source(t), "message", 0)]) if {
 	source(t).tool == "attached context"
 } else := sprintf("the result of %s, call %d", [source(t).tool, source(t).call]) if {
@@ -141,11 +145,11 @@ deny contains reason.render(rego.metadata.rule(), {"value": t.value, "origin": o
 # METADATA
 # title: PROVENANCE_DELEGATED
 # description: >-
-#   You left the target to its source (“{{.evidence}}”): this call goes to {{.value}}, which
-#   came from {{.origin}}.
+#   You left this target to {{.sources}}: this call goes to {{.value}}, which came from
+#   {{.origin}}.
 # custom:
 #   code: PROVENANCE_DELEGATED
 #   fix: Approve it if {{.value}} is the target you meant.
-ask contains reason.render(rego.metadata.rule(), {"value": t.value, "origin": origin(t), "evidence": d.evidence}) if {
+ask contains reason.render(rego.metadata.rule(), {"value": t.value, "origin": origin(t), "sources": named_source(d)}) if {
 	some [t, d] in delegated
 }

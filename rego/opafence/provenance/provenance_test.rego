@@ -20,7 +20,7 @@ rec(kind, value, user, untrusted, src) := {"kind": kind, "value": value, "arg": 
 
 trusted(kind, value, user) := {"kind": kind, "value": value, "arg": "to", "user": user, "untrusted": false}
 
-delegation(targets, sources, path) := {"id": "d1", "targets": targets, "sources": sources, "path": path, "evidence": "her address is in her email", "message": 1}
+delegation(targets, sources, path) := {"id": "d1", "targets": targets, "sources": sources, "path": path, "message": 1}
 
 task_with(ds) := object.union(f.no_task, {"delegations": ds})
 
@@ -100,7 +100,7 @@ test_delegated_ask_shows_the_target if {
 		with data.tasks.t as task_with([delegation(["email"], ["mail"], "")])
 		with data.opafence.classify.classes as {"COMMUNICATION"}
 	some r in rs
-	contains(r.message, "this call goes to ann@example.com")
+	r.message == "You left this target to mail: this call goes to ann@example.com, which came from the result of mcp__gmail__read_email, call 3."
 }
 
 # --- the whole decision ------------------------------------------------------------------------
@@ -158,7 +158,7 @@ test_fail_injected_target_blocks_past_an_allow_override if {
 
 test_success_requested_delete_with_unbound_target_asks if {
 	rm := f.terminal([f.sh(["rm", "/home/u/Downloads/big.iso"])])
-	tsk := object.union(f.no_task, {"requests": [{"class": "DELETE", "evidence": "delete the largest file", "message": 1}]})
+	tsk := object.union(f.no_task, {"requests": [{"class": "DELETE", "message": 1}]})
 	d := decide(rm, attended, tsk, {})
 	d.verdict == "ask"
 	"REQUESTED_UNBOUND" in codes(d)
@@ -174,7 +174,7 @@ test_fail_unrequested_delete_blocks if {
 test_fail_requested_delete_still_blocks_past_a_prohibition if {
 	rm := f.terminal([f.sh(["rm", "/home/u/Downloads/big.iso"])])
 	p := {"id": "p1", "classes": ["DELETE"], "evidence": "don't delete anything"}
-	tsk := object.union(f.no_task, {"prohibitions": [p], "requests": [{"class": "DELETE", "evidence": "delete it", "message": 1}]})
+	tsk := object.union(f.no_task, {"prohibitions": [p], "requests": [{"class": "DELETE", "message": 1}]})
 	d := decide(rm, attended, tsk, {})
 	d.verdict == "block"
 	"USER_PROHIBITION" in codes(d)
