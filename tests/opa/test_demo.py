@@ -61,7 +61,11 @@ def test_each_verdict_says_why_with_its_code(printed: str) -> None:
     lines = printed.splitlines()
     i = next(n for n, ln in enumerate(lines) if "the injected forward" in ln)
     # The injected address is blocked by its provenance: the message names it and its source.
-    assert lines[i + 1].lstrip().startswith(
-        "- billing@attacker.example first appeared in the result of mcp__gmail__read_email, call 2"
+    assert (
+        lines[i + 1]
+        .lstrip()
+        .startswith(
+            "- billing@attacker.example first appeared in the result of mcp__gmail__read_email, call 2"
+        )
     )
     assert "[PROVENANCE_UNTRUSTED]" in " ".join(lines[i + 1 : i + 4])
