@@ -245,6 +245,24 @@ class DelegationConfig(Strict):
         return self.model_dump()
 
 
+class LedgerConfig(Strict):
+    """Where the spend ledger lives: this home's file, or one PostgreSQL row shared by a fleet."""
+
+    kind: Literal["file", "postgres"] = "file"
+    # A file holding a postgresql:// DSN (0600; a credential the agent may not read).
+    dsn_file: str | None = None
+    # Hosts that share caps use the same name; different names keep separate ledgers.
+    name: str = Field(default="default", min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _dsn_for_postgres(self) -> LedgerConfig:
+        if self.kind == "postgres" and not self.dsn_file:
+            raise ValueError("a postgres ledger needs dsn_file (a 0600 file holding the DSN)")
+        if self.kind == "file" and self.dsn_file:
+            raise ValueError("dsn_file only applies to kind: postgres")
+        return self
+
+
 class BudgetsConfig(Strict):
     # Per-task tool-call budgets (the task policy's own budgets).
     max_calls: int | None = Field(default=None, ge=1)
@@ -266,6 +284,7 @@ class BudgetsConfig(Strict):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     prices_file: str | None = None
     delegation: DelegationConfig = Field(default_factory=DelegationConfig)
+    ledger: LedgerConfig = Field(default_factory=LedgerConfig)
 
     @model_validator(mode="after")
     def _soft_below_hard(self) -> BudgetsConfig:
@@ -358,6 +377,7 @@ class Config(Strict):
             *(b.token_file for b in self.org_bundles),
             self.decision_logs.token_file if self.decision_logs else None,
             self.audit.forward_token_file,
+            self.budgets.ledger.dsn_file,
         ]
         return canonical_paths(raw)
 
