@@ -351,13 +351,19 @@ class Config(Strict):
             raise ValueError(f"must match {HOST_ID_PATTERN} (letters, digits, '.', '_', '-')")
         return v
 
-    def task_host_id(self) -> str | None:
-        """The prefix of this host's task keys: host_id, else (remote mode, where a shared OPA
-        holds many hosts' tasks) the machine's name made to fit HOST_ID_PATTERN; none locally."""
-        if self.host_id or self.opa.url is None:
+    def host_name(self) -> str:
+        """This host's id: host_id, else the machine's name made to fit HOST_ID_PATTERN."""
+        if self.host_id:
             return self.host_id
         name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname()).lstrip("._-")[:63]
         return name or "host"
+
+    def task_host_id(self) -> str | None:
+        """The prefix of this host's task keys: host_id, else in remote mode (a shared OPA holds
+        many hosts' tasks) the machine's name; none for a local OPA without a host_id."""
+        if self.host_id or self.opa.url is None:
+            return self.host_id
+        return self.host_name()
 
     @field_validator("org_bundles")
     @classmethod
