@@ -313,8 +313,12 @@ class BudgetsConfig(Strict):
 
 
 class AuditConfig(Strict):
-    """Optional forwarding of the audit trail's signed head to an organization's collector."""
+    """What the trail keeps of a call's targets, and the optional forwarding of its signed head
+    to an organization's collector."""
 
+    # redacted: command name and first word, paths, recipient domains, URL hosts (audit_targets.py);
+    # none: argument hashes only; full: the command line, addresses and URLs as given.
+    targets: Literal["redacted", "none", "full"] = "redacted"
     forward_url: str | None = None
     forward_token_file: str | None = None
     forward_interval_s: float = Field(default=60.0, ge=1.0, le=86_400.0)
