@@ -51,6 +51,10 @@ _A = re.compile(
     rf"(?i)\b(?P<kind>{_KIND_RX})\s+(?:is|are|'s|should be|can be found|is listed|are listed|is written"
     rf"|are named)\s+(?:listed\s+|mentioned\s+|given\s+|written\s+)?(?:on|in|at|inside|from)\s+{_SRC}"
 )
+_EVERYONE = re.compile(
+    r"(?i)\b(?P<kind>everyone|everybody|all\s+(?:the\s+)?(?:people|attendees|participants|members|guests))\s+"
+    r"(?:listed\s+|mentioned\s+|named\s+)?(?:in|on|from|at)\s+" + _SRC
+)
 _B = re.compile(
     rf"(?i)\b{_OWNER}\s+(?:[\w-]+\s+){{0,2}}?(?P<kind>{_KIND_RX})\s+(?:listed\s+|mentioned\s+|named\s+|given\s+"
     rf"|written\s+|found\s+|shown\s+|that\s+(?:are|is)\s+)?(?:in|on|from|at|inside|of)\s+{_SRC}"
@@ -103,15 +107,14 @@ _FILE = re.compile(r"(?i)\b([\w.-]{1,80}\.[a-z0-9]{1,5})\b")
 # Kinds of action whose verbs the owner may use without naming a target.
 _VERBS: tuple[tuple[str, str], ...] = (
     ("DELETE", r"delete|remove|trash|erase|wipe|purge|clean\s+up|get\s+rid\s+of|archive\s+and\s+delete"),
-    ("FINANCIAL", r"pay|transfer|wire|refund|reimburse|tip|donate|purchase|buy|order|book|reserve|subscribe"),
+    ("FINANCIAL", r"pay|settle|transfer|wire|refund|reimburse|tip|donate|purchase|buy|order|book|reserve"),
     (
         "PERMISSION_CHANGE",
         r"share|grant\s+access|give\s+(?:\w+\s+)?access|invite\s+(?:\w+\s+)?to\s+(?:the\s+)?(?:doc|folder|drive|repo)",
     ),
-    (
-        "COMMUNICATION",
-        r"send|e-?mail|reply|respond|forward|message|text|dm|invite|notify|tell|write\s+to|ping|post",
-    ),
+    # "email" and "message" are nouns as often as verbs: a send the compiler could not bind
+    # comes from its dropped grant instead.
+    ("COMMUNICATION", r"send|reply|respond|forward|dm|invite|notify|tell|write\s+to|ping|post"),
 )
 _NEGATION = re.compile(r"(?i)\b(?:don'?t|do\s+not|never|no|not|without|nor|stop|avoid)\s+(?:\w+\s+){0,2}$")
 
@@ -153,9 +156,9 @@ def _sentence(text: str, start: int, end: int) -> str:
 def read_delegations(instruction: str) -> list[tuple[list[str], list[str], str, str]]:
     """(target kinds, source labels, path, evidence) for each delegation in the instruction."""
     out: list[tuple[list[str], list[str], str, str]] = []
-    for rx in (_A, _B, _LOOKUP):
+    for rx in (_A, _B, _LOOKUP, _EVERYONE):
         for m in rx.finditer(instruction):
-            kinds = _kinds(m.group("kind"))
+            kinds = _kinds(re.sub(r"(?i)^all\s+(?:the\s+)?", "", m.group("kind")))
             labels, path = _labels(m.group("src"))
             if kinds and (labels != ["any"] or path):
                 out.append((kinds, labels, path, _sentence(instruction, m.start(), m.end())))
