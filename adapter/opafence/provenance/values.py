@@ -27,13 +27,14 @@ from typing import Any
 
 import idna
 
+from opafence.provenance.scan import Scanner
+
 # A result longer than this is scanned up to here only; the caller marks the task lossy.
 MAX_SCAN = 1 << 20
 MAX_DEPTH = 32
 
 Value = tuple[str, str]
 
-_EMAIL = re.compile(r"[\w.%+'-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 # "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops at evil dot example"
 _OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}at\s{0,3}[\]\)\}>]\s{0,3}")
 _OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}dot\s{0,3}[\]\)\}>]\s{0,3}")
@@ -41,18 +42,6 @@ _SPELLED = re.compile(
     r"(?i)\b([a-z0-9._%+-]{1,64})\s{1,3}at\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}dot\s{1,3}[a-z0-9-]{1,63}){1,4})\b"
 )
 _SPELLED_DOT = re.compile(r"(?i)\s{1,3}dot\s{1,3}")
-_URL = re.compile(r"(?i)\b(?:https?|wss?|ftp)://[^\s\"'<>`\\|{}^\[\]()]{1,2048}")
-_BARE_HOST = re.compile(r"(?i)(?<![@\w./-])((?:[a-z0-9-]{1,63}\.){1,8}([a-z]{2,24}))\b(?![@-])")
-_DIGITS = re.compile(r"\+?\d[\d ().-]{0,40}")
-_IBAN = re.compile(r"(?i)\b[a-z]{2}\d{2}(?: ?[a-z0-9]){11,30}\b")
-_HANDLE = re.compile(r"(?<![\w@#/&.-])([#@])([A-Za-z0-9_][A-Za-z0-9_.-]{0,79})")
-_PATH = re.compile(r"(?<![\w:/.~-])(~?/[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40})")
-_INSTALL = re.compile(
-    r"(?i)\b(?:pip3?|uv pip|npm|pnpm|yarn|bun|gem|cargo|go|brew|apt|apt-get|dnf|yum|apk|composer)\s{1,3}"
-    r"(?:install|add|i|get|require)\s{1,3}([^\n;&|`]{1,200})"
-)
-_BACKTICK = re.compile(r"`([^`\n]{2,300})`")
-_PROMPT = re.compile(r"(?m)^\s{0,8}[$#>]\s{1,3}([^\n]{2,300})$")
 _SPACES = re.compile(r"\s+")
 _PACKAGE = re.compile(r"^[a-z0-9@][a-z0-9@._/-]{0,213}$")
 
@@ -147,6 +136,7 @@ _TLDS = frozenset(
     ]
 )
 # Second-level labels under country codes that are registries, not registrants (co.uk, com.au).
+_SCANNER = Scanner(_TLDS)
 _SLD = frozenset(
     [
         "co",
@@ -250,60 +240,76 @@ def _host_values(host: str) -> Iterator[Value]:
         yield ("domain", registrable(h))
 
 
-def _emails(text: str) -> Iterator[Value]:
-    for m in _EMAIL.finditer(text):
-        e = norm_email(m.group(0).strip("."))
-        if e:
-            yield ("email", e)
-            yield from _host_values(e.rpartition("@")[2])
+def _email_values(raw: str) -> Iterator[Value]:
+    e = norm_email(raw)
+    if e:
+        yield ("email", e)
+        yield from _host_values(e.rpartition("@")[2])
 
 
-def _deobfuscated(text: str) -> str:
-    """The text with `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
-    low = text.lower()
-    if "at" not in low:
-        return ""
-    out = (
-        _OBF_DOT.sub(".", _OBF_AT.sub("@", text))
-        if ("[" in text or "(" in text or "{" in text or "<" in text)
-        else ""
-    )
-    spelled = [f"{m.group(1)}@{_SPELLED_DOT.sub('.', m.group(2))}" for m in _SPELLED.finditer(text)]
-    return "\n".join([out, *spelled]) if (out or spelled) else ""
+# Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
+# searches, so text without them costs one fast pass each); only a window around each is read.
+_OBF_HINT = re.compile(r"at\s{0,3}[\])}>]|dot\s{0,3}[\])}>]| dot ")
 
 
-def _numbers(text: str) -> Iterator[Value]:
-    for m in _DIGITS.finditer(text):
-        d = norm_digits(m.group(0))
+def _deobfuscated(text: str, low: str) -> str:
+    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
+    parts: list[str] = []
+    last = -1
+    for m in _OBF_HINT.finditer(low):
+        if m.start() < last:
+            continue
+        a, z = max(0, m.start() - 120), m.end() + 160
+        last = z
+        window = text[a:z]
+        parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))
+        parts += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+        if len(parts) > 2000:
+            break
+    return "\n".join(parts)
+
+
+def _packages(line: str) -> Iterator[Value]:
+    for word in line.split()[:12]:
+        if word.startswith("-"):
+            continue
+        end = word[-1] in ".,:;)"
+        p = norm_package(word.strip("'\"`.,:;()"))
+        if not _PACKAGE.match(p):
+            break
+        yield ("package", p)
+        if end:
+            break
+
+
+def _normalized(kind: str, raw: str, home: str) -> Iterator[Value]:
+    if kind == "email":
+        yield from _email_values(raw)
+    elif kind == "host":
+        yield from _host_values(raw)
+    elif kind == "number":
+        d = norm_digits(raw)
         if 7 <= len(d) <= 34:
             yield ("number", d)
-
-
-def _ibans(text: str) -> Iterator[Value]:
-    for m in _IBAN.finditer(text):
-        i = norm_iban(m.group(0))
+    elif kind == "iban":
+        i = norm_iban(raw)
         if i:
             yield ("iban", i)
             yield ("number", norm_digits(i[4:]))
-
-
-def _commands(text: str) -> Iterator[Value]:
-    for rx in (_BACKTICK, _PROMPT):
-        for m in rx.finditer(text):
-            c = norm_command(m.group(1))
-            if " " in c or "/" in c:
-                yield ("command", c)
-    for m in _INSTALL.finditer(text):
-        for word in m.group(1).split()[:12]:
-            if word.startswith("-"):
-                continue
-            end = word[-1] in ".,:;)"
-            p = norm_package(word.strip("'\"`.,:;()"))
-            if not _PACKAGE.match(p):
-                break
-            yield ("package", p)
-            if end:
-                break
+    elif kind == "handle":
+        h = norm_handle(raw)
+        if h:
+            yield ("handle", h)
+    elif kind == "path":
+        p = norm_path(raw, home)
+        if len(p) > 1:
+            yield ("path", p)
+    elif kind == "command":
+        c = norm_command(raw)
+        if " " in c or "/" in c:
+            yield ("command", c)
+    elif kind == "install":
+        yield from _packages(raw)
 
 
 def scan_text(text: str, home: str = "") -> Iterator[Value]:
@@ -313,35 +319,12 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     if not text.isascii():
         # Fullwidth @, compatibility digits and the like spell the same targets.
         text = unicodedata.normalize("NFKC", text)
-    if "@" in text:
-        yield from _emails(text)
-    plain = _deobfuscated(text)
+    for kind, raw in _SCANNER.hits(text.encode("utf-8", "replace")):
+        yield from _normalized(kind, raw, home)
+    plain = _deobfuscated(text, text.lower())
     if plain:
-        yield from _emails(plain)
-    if "://" in text:
-        for m in _URL.finditer(text):
-            rest = m.group(0).split("://", 1)[1]
-            host = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
-            host = host.split("]", 1)[0] if host.startswith("[") else host.split(":", 1)[0]
-            yield from _host_values(host.strip("[]"))
-    if "." in text:
-        for m in _BARE_HOST.finditer(text):
-            if m.group(2).lower() in _TLDS:
-                yield from _host_values(m.group(1))
-    yield from _numbers(text)
-    yield from _ibans(text)
-    if "#" in text or "@" in text:
-        for m in _HANDLE.finditer(text):
-            h = norm_handle(m.group(2))
-            if h:
-                yield ("handle", h)
-    if "/" in text:
-        for m in _PATH.finditer(text):
-            p = norm_path(m.group(1).rstrip(".,;:"), home)
-            if p.count("/") >= 1 and len(p) > 1:
-                yield ("path", p)
-    if "`" in text or "install" in text or "add" in text or "$ " in text:
-        yield from _commands(text)
+        for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
+            yield from _email_values(raw)
 
 
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:
@@ -388,22 +371,25 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
     if text is not None:
         found.update(scan_text(text, home))
         return found, truncated
+    # The strings of a JSON result are scanned as one text, a line each (no value spans a
+    # newline): one pass instead of one per string.
     budget = MAX_SCAN
+    lines: list[str] = []
     for whole in _walk(parsed):
         if budget <= 0:
             truncated = True
             break
         s = whole[:budget]
         truncated = truncated or len(s) < len(whole)
-        budget -= len(s)
+        budget -= len(s) + 1
         # A string inside JSON may itself be JSON (MCP results wrap their payload so): its
         # escapes (\u0040) must be undone before the patterns see it.
         inner = _json_in(s)
         if inner is None:
-            found.update(scan_text(s, home))
-            continue
-        for t in _walk(inner):
-            found.update(scan_text(t, home))
+            lines.append(s)
+        else:
+            lines.extend(_walk(inner))
+    found.update(scan_text("\n".join(lines), home))
     return found, truncated
 
 
