@@ -99,6 +99,7 @@ def test_ledger_records_first_source_and_owner_words() -> None:
         "call": 2,
         "labels": ["mail", "mcp"],
         "path": "",
+        "message": 0,
     }
     assert by["bob@example.com"]["user"]
     assert prov["lossy"] is False
@@ -155,3 +156,10 @@ def test_matching_never_raises() -> None:
     led = ValueLedger()
     prov = provenance_facts(led, "x", {"to": object()}, {"recipients": [{"address": 5}]})
     assert prov["lossy"] in (True, False)
+
+
+def test_a_link_in_a_message_body_is_not_a_destination() -> None:
+    args = {"to": ["lena@example.net"], "body": "https://reviews.example.com/top"}
+    facts = build_facts("mcp__gmail__send_email", args, CTX)
+    kinds = {t["kind"] for t in call_targets("mcp__gmail__send_email", args, facts, "/home/u")}
+    assert kinds == {"email"}

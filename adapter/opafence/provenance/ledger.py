@@ -144,6 +144,7 @@ class ValueLedger:
                     "call": int(src.get("call", 0)),
                     "labels": list(src.get("labels", [])),
                     "path": str(src.get("path", "")),
+                    "message": int(src.get("message", 0)),
                 }
             out.append(rec)
         return {"lossy": self.lossy, "why": self.lossy_why, "targets": out}
