@@ -39,7 +39,7 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "file",
             r"read_file|search_files|file|drive|doc|document|notion|sheet|pdf|note|dropbox|onedrive|box",
         ),
-        ("web", r"web|browser|search|http|fetch|url|page"),
+        ("web", r"web|browser|x_search|http|fetch|url|page"),
         ("contacts", r"contact|people|directory|address_book|crm"),
         ("payments", r"bank|pay|invoice|bill|stripe|paypal|wise|ledger"),
         ("booking", r"book|booking|hotel|flight|travel|reserv|airbnb|trip"),
