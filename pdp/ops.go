@@ -79,7 +79,7 @@ func (e *engine) decide(ctx context.Context, req request) answer {
 			return failure(400, "invalid_parameter", "input: "+err.Error())
 		}
 	}
-	opts := sdk.DecisionOptions{Path: "/" + req.Path, Input: input, StrictBuiltinErrors: true, Now: time.Now()}
+	opts := sdk.DecisionOptions{Path: req.Path, Input: input, StrictBuiltinErrors: true, Now: time.Now()}
 	var m metrics.Metrics
 	if req.Metrics {
 		m = metrics.New()

@@ -49,9 +49,11 @@ DATA = "/v1/data/"
 
 
 class PdpProcess:
-    """One opafence-pdp child and its framed pipe. call() is serialised; a call that fails in
-    any way (EOF, timeout, a frame that is not the answer expected) kills the process: a
-    stream that fell out of step is never used again."""
+    """One opafence-pdp child and its framed pipe. call() is serialised. A call that fails
+    (EOF, a frame that is not the answer expected) kills the process: a stream that fell out
+    of step is never used again. A slow answer is only a timeout (the next call reads and
+    drops it first); a second one in a row, or a request that could not be written whole,
+    means the PDP hangs, and it is killed."""
 
     def __init__(self, binary: OpaBinary, config_file: Path, log_path: Path, cwd: Path, role: str) -> None:
         self.binary = binary
@@ -63,7 +65,8 @@ class PdpProcess:
         self._key = b""
         self._seq = 0
         self._lock = threading.Lock()
-        self._buf = b""
+        self._buf = bytearray()
+        self._late = 0  # seq of a request that timed out and whose answer is still to come
         self.broken = ""
 
     @property
@@ -153,14 +156,21 @@ class PdpProcess:
                 raise BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP is not running")
             assert proc.stdin is not None and proc.stdout is not None
             deadline = time.monotonic() + timeout_s
-            self._seq += 1
             try:
+                if self._late:
+                    # The answer to a call that timed out comes first: read it and drop it.
+                    self._answer(proc.stdout, self._late, deadline)
+                    self._late = 0
+                self._seq += 1
                 self._write(proc.stdin, encode_request(self._key, self._seq, payload), deadline)
-                header = self._read(proc.stdout, HEADER_LEN, deadline)
-                length, seq, tag = parse_header(header)
-                answer = self._read(proc.stdout, length, deadline)
-                return check_answer(self._key, self._seq, seq, tag, answer)
+                try:
+                    return self._answer(proc.stdout, self._seq, deadline)
+                except TimeoutError:
+                    # Still in step (the request went out whole): its answer is dropped later.
+                    self._late = self._seq
+                    raise BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms") from None
             except TimeoutError:
+                # A request that did not go out whole, or a second call without an answer: hung.
                 self.kill("timed out")
                 raise BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms") from None
             except FrameError as e:
@@ -185,8 +195,18 @@ class PdpProcess:
                     raise TimeoutError
                 select.select([], [fd], [], left)
 
-    def _read(self, f: IO[bytes], n: int, deadline: float) -> bytes:
+    def _answer(self, f: IO[bytes], want: int, deadline: float) -> tuple[int, bytes]:
+        """The next answer, which must be the one to request `want`. A timeout consumes nothing,
+        so the same answer can still be read (and dropped) by the next call."""
         fd = f.fileno()
+        self._fill(fd, HEADER_LEN, deadline)
+        length, seq, tag = parse_header(bytes(self._buf[:HEADER_LEN]))
+        self._fill(fd, HEADER_LEN + length, deadline)
+        payload = bytes(self._buf[HEADER_LEN : HEADER_LEN + length])
+        del self._buf[: HEADER_LEN + length]
+        return check_answer(self._key, want, seq, tag, payload)
+
+    def _fill(self, fd: int, n: int, deadline: float) -> None:
         while len(self._buf) < n:
             try:
                 chunk = os.read(fd, max(65536, n - len(self._buf)))
@@ -199,8 +219,6 @@ class PdpProcess:
             if not chunk:
                 raise EOFError("end of its output")
             self._buf += chunk
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
 
 
 def _request(op: str, **fields: Any) -> bytes:
@@ -570,6 +588,8 @@ class LocalPdp:
             try:
                 answer = p.call(frame, timeout_s)
             except BridgeError as e:
+                if p.alive():
+                    raise  # a slow answer: the stream is still in step
                 # Dead or out of step: the standby answers instead (a read is safe to repeat).
                 # A timeout is not retried: the caller's time is already spent.
                 if self._failover(p) and attempt == 1 and e.code != "OPA_TIMEOUT":
@@ -589,25 +609,36 @@ class LocalPdp:
                 raise BridgeError("OPA_UNAVAILABLE", "the PDP is restarting")
             try:
                 answer = p.call(frame, timeout_s)
-            except BridgeError as e:
+            except BridgeError:
+                if p.alive():
+                    # Slow but in step: it applies the write when it gets to it; so must the
+                    # standby, or the two would differ.
+                    self._remember(frame)
+                    self._mirror(frame, timeout_s)
+                    raise
                 # The standby has every earlier write: give it this one too (PUT and DELETE
                 # are safe to repeat), or the write is lost for good when it takes over.
-                if not self._failover(p) or e.code == "OPA_TIMEOUT" or self.primary is None:
+                if not self._failover(p) or self.primary is None:
                     raise
                 p = self.primary
                 answer = p.call(frame, timeout_s)
             if answer[0] < 300:
                 self._remember(frame)
-                s = self.standby
-                if s is not None:
-                    try:
-                        self._check(s.call(frame, max(timeout_s, 2.0)))
-                    except BridgeError as e:
-                        log.warning("opafence: the standby PDP missed a write (%s); replacing it", e)
-                        self.standby = None
-                        s.kill()
-                        self._spawn_standby()
+                self._mirror(frame, timeout_s)
             return answer
+
+    def _mirror(self, frame: bytes, timeout_s: float) -> None:
+        """The standby gets the write too; one that does not take it is replaced."""
+        s = self.standby
+        if s is None:
+            return
+        try:
+            self._check(s.call(frame, max(timeout_s, 2.0)))
+        except BridgeError as e:
+            log.warning("opafence: the standby PDP missed a write (%s); replacing it", e)
+            self.standby = None
+            s.kill()
+            self._spawn_standby()
 
     def _remember(self, frame: bytes) -> None:
         doc = json.loads(frame)
