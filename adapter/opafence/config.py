@@ -50,6 +50,14 @@ class Strict(BaseModel):
 class OpaConfig(Strict):
     binary: str | None = None
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # How a local OPA is spoken to: "auto" runs opafence-pdp (a pipe, no HTTP) when it is
+    # there and the stock `opa run --server` on a unix socket otherwise; "pdp" and "server"
+    # insist on one. Remote mode (url) is always the server.
+    transport: Literal["auto", "pdp", "server"] = "auto"
+    pdp_binary: str | None = None
+    pdp_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # A second PDP kept started and fed every write, promoted when the first dies.
+    pdp_standby: bool = True
     url: str | None = None
     token_file: str | None = None
     timeout_ms: int = Field(default=250, ge=10, le=60_000)
@@ -414,6 +422,7 @@ class Config(Strict):
             self.bundle.path,
             self.budgets.prices_file,
             self.opa.binary,
+            self.opa.pdp_binary,
         ]
         return canonical_paths(raw)
 
