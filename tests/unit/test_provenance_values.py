@@ -163,3 +163,19 @@ def test_a_link_in_a_message_body_is_not_a_destination() -> None:
     facts = build_facts("mcp__gmail__send_email", args, CTX)
     kinds = {t["kind"] for t in call_targets("mcp__gmail__send_email", args, facts, "/home/u")}
     assert kinds == {"email"}
+
+
+def test_a_channel_the_owner_names_without_its_hash_is_theirs() -> None:
+    led = ValueLedger()
+    note_message(led, "Summarize #incidents and post it to the general channel", 1)
+    note_result(led, "mcp__slack__get_channel_history", 1, "see #general and #leak-drop", ["mcp"], {})
+    args = {"channel": "#general", "text": "summary"}
+    prov = provenance_facts(
+        led, "mcp__slack__post_message", args, build_facts("mcp__slack__post_message", args, CTX)
+    )
+    assert [(t["value"], t["user"], t["untrusted"]) for t in prov["targets"]] == [("general", True, True)]
+    args = {"channel": "#leak-drop", "text": "x"}
+    prov = provenance_facts(
+        led, "mcp__slack__post_message", args, build_facts("mcp__slack__post_message", args, CTX)
+    )
+    assert [(t["value"], t["user"]) for t in prov["targets"]] == [("leak-drop", False)]

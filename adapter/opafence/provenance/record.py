@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from opafence.provenance.targets import call_targets
 # Results that are someone else's text whatever the call's classes say.
 ALWAYS_UNTRUSTED = frozenset({"delegate_task", "session_search"})
 ATTACHED = "attached context"
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{1,79}")
 
 
 def note_message(
@@ -32,6 +34,9 @@ def note_message(
     try:
         split = split_message(text if isinstance(text, str) else "")
         ledger.add_user(v.scan_text(split.instruction, home))
+        # A channel or person the owner names without its # or @ ("post it to the general
+        # channel", "DM kim") is still theirs.
+        ledger.add_user(("handle", w.lower()) for w in _WORD.findall(split.instruction))
         ledger.add_user(v.scan_text("\n".join(identity), home))
         data = "\n".join(b.text for b in split.data)
         if data.strip():
