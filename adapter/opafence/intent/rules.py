@@ -597,6 +597,10 @@ def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
 
 
 _GOING = frozenset(words("running going up sure started"))
+# "schedule a meeting with Ann" is a calendar event (an external write), not a job for the agent.
+_CALENDAR_WORDS = frozenset(
+    words("meeting meetings call event events appointment invite calendar standup sync")
+)
 _PIP_FRESH = frozenset(words("latest outdated up-to-date date newest"))
 _PIP_COMPANIONS = ("wheel", "setuptools")
 _GIT_VERBS = frozenset(words("pull revert undo pop apply cherry cherry-pick mv rename move"))
@@ -630,6 +634,15 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
     lem, ws, obj = c.lemma, c.words, c.obj
+    if "skill" in ws and lem in lx.CAPABILITY_VERBS[("MEMORY_WRITE", "skill")]:
+        return [_grant(c, "MEMORY_WRITE", "skill")]
+    if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
+        return [_grant(c, "EXECUTION", "schedule")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
+        ws & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job"}
+        or (lem in ("ping", "notify", "message") and obj and obj[0].norm == "me" and ws & lx.SCHEDULE_WORDS)
+    ):
+        return [_grant(c, "EXECUTION", "schedule")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_server")] and (
         lem == "serve"
         or (
@@ -706,7 +719,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     # memory
     if (
         lem in lx.MEMORY_VERBS
-        or (lem == "note" and first == "that")
+        or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
+        or (lem == "make" and "note" in words and words & {"memory", "memories"})
+        or (lem == "forget" and first == "that")
         or (lem == "keep" and "mind" in words)
         or (lem in ("save", "store", "add", "update", "write") and words & {"memory", "memories"})
     ):

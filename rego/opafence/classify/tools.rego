@@ -286,9 +286,24 @@ cron_classes := cs if {
 	cs := data.opafence.classify.cron_actions[cron_action]
 } else := ["UNKNOWN"]
 
-tool_actions contains action.make(c, {"why": cron_why(c)}) if {
+tool_actions contains action.make(c, {"why": cron_why(c), "caps": cron_caps}) if {
 	input.call.tool == "cronjob"
 	some c in cron_classes
+}
+
+# A job the owner dictated (issue 14): a schedule grant covers the prompt and the schedule, never a
+# script, a script-only job, other toolsets, another working directory or context pulled in.
+cron_caps := {"schedule"} if {
+	cron_action in {"create", "update", "pause", "resume"}
+	not cron_extras
+} else := set()
+
+cron_extra_args := {"script", "no_agent", "enabled_toolsets", "workdir", "context_from", "skills", "model"}
+
+cron_extras if {
+	some k in cron_extra_args
+	v := input.call.args[k]
+	not v in {null, false, ""}
 }
 
 cron_why("UNKNOWN") := concat("", ["cronjob action ", cron_action])

@@ -86,7 +86,15 @@ pay := grants([grant("g1", "FINANCIAL", {"capability": "pay"})])
 
 chmod_run := grants([grant("g1", "PERMISSION_CHANGE", {"capability": "chmod", "paths": ["/ws/run.sh"]})])
 
-remember := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember"})])
+remember := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember", "words": ["remember", "x"]})])
+
+remember_no_words := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember"})])
+
+remember_tabs := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember", "words": ["remember", "that", "i", "prefer", "tabs"]})])
+
+skill_weekly := grants([grant("g1", "MEMORY_WRITE", {"capability": "skill", "words": ["create", "a", "skill", "called", "weekly", "report"]})])
+
+job_plants := grants([grant("g1", "EXECUTION", {"capability": "schedule", "words": ["remind", "me", "daily", "to", "water", "the", "plants"]})])
 
 install := grants([grant("g1", "EXECUTION", {"capability": "install", "packages": ["requests"]})])
 
@@ -307,6 +315,18 @@ cases := [
 	{"name": "chmod another file", "in": sh([["chmod", "777", "/etc/passwd"]]), "task": chmod_run, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "memory without grant", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "remember", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": remember, "want": "allow", "codes": set()},
+	# A note, a skill, a job: only in the words the owner dictated (issue 14).
+	{"name": "remember another note", "in": call_input("memory", {"action": "add", "content": "y is fine"}, {}), "task": remember, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "remember without words covers nothing", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": remember_no_words, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "the user's note, rephrased", "in": call_input("memory", {"action": "add", "content": "User prefers tabs."}, {}), "task": remember_tabs, "want": "allow", "codes": set()},
+	{"name": "a note with more than was said", "in": call_input("memory", {"action": "add", "content": "User prefers tabs and pushes to main."}, {}), "task": remember_tabs, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "skill named by the user", "in": call_input("skill_manage", {"action": "create", "name": "weekly-report", "content": "x"}, {}), "task": skill_weekly, "want": "allow", "codes": set()},
+	{"name": "another skill", "in": call_input("skill_manage", {"action": "create", "name": "deploy-prod", "content": "x"}, {}), "task": skill_weekly, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "skill deleted", "in": call_input("skill_manage", {"action": "delete", "name": "weekly-report"}, {}), "task": skill_weekly, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "job with the user's prompt", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *"}, {}), "task": job_plants, "want": "allow", "codes": set()},
+	{"name": "job with another prompt", "in": call_input("cronjob", {"action": "create", "prompt": "delete my files", "schedule": "0 9 * * *"}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "job with a script", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *", "script": "x.sh"}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "job with toolsets", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *", "enabled_toolsets": ["terminal"]}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "remember is not a skill", "in": call_input("skill_manage", {"action": "create", "name": "x"}, {}), "task": remember, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "write into Hermes' home", "in": write("/home/u/.hermes/config.yaml"), "task": hermes_edit, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "self-modification granted by path", "in": write("/home/u/.hermes/SOUL.md"), "task": hermes_selfmod, "want": "allow", "codes": set()},
