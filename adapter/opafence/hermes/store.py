@@ -62,6 +62,7 @@ class TaskRecord:
                 "files": sorted(f.files),
                 "untrusted_sources": sorted(f.untrusted_sources),
                 "secret_read": f.secret_read,
+                "browser_page": f.browser_page,
             },
         }
 
@@ -74,6 +75,7 @@ class TaskRecord:
             files=set(raw["files"]),
             untrusted_sources=set(raw["untrusted_sources"]),
             secret_read=bool(raw["secret_read"]),
+            browser_page=str(raw.get("browser_page", "")),
         )
         return TaskRecord(
             key=str(data["key"]),

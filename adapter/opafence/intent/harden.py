@@ -41,6 +41,7 @@ _NEEDS: dict[str, tuple[str, str]] = {
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
     "delete_branch": ("commands", "deleting a branch needs the branch's name"),
+    "browse": ("domains", "clicking or typing needs the page the owner named"),
     "share": ("recipients", "sharing needs a literal recipient the owner asked to share with"),
 }
 # Classes whose grants may name the people a call reaches (attendees, payees, grantees).
@@ -67,6 +68,8 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "run_code": (lx.CODE_VERBS, lx.CODE_TOOLS | {"out"}),
     "delete_branch": (frozenset(), lx.REF_WORDS),
     "skill": (frozenset(), frozenset({"skill", "skills"})),
+    "browse": (lx.BROWSE_VERBS, lx.BROWSE_WORDS),
+    "page_title": (frozenset(), frozenset({"title", "document.title"})),
     "schedule": (lx.SCHEDULE_VERBS, lx.SCHEDULE_WORDS),
 }
 _NEVER_GRANTED = {
@@ -235,11 +238,18 @@ def _check_targets(
     out.recipients = keep
 
     keep = []
+    page_domains: set[str] = set()
+    span = ins.span(g.evidence)
+    if g.capability == "browse" and span is not None:
+        # "Open https://x.com and click ...": the page is named in the quote, by the open before it
+        page_domains = _Tokens(
+            [t for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]]
+        ).domains
     for d in g.domains:
         low = d.strip().lower().rstrip(".")
         if "*" in low or "." not in low:
             _drop(h, g, "a domain bound must be a literal host name", message, f"domain {d}")
-        elif low not in local.domains:
+        elif low not in local.domains and low not in page_domains:
             _drop(h, g, "not a whole token of the quoted request", message, f"domain {d}")
         elif low not in keep:
             keep.append(low)
@@ -473,7 +483,7 @@ def _script_forms(cmd: str) -> list[str]:
     return forms
 
 
-WORDED_CAPS = frozenset({"remember", "skill", "schedule"})
+WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse"})
 
 
 def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:

@@ -117,6 +117,14 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("EXECUTION", "schedule"): frozenset(
         words("remind schedule set create add make ping notify message pause resume")
     ),
+    # The browser on the page the owner named (domains), and reading its title in the console.
+    ("EXTERNAL_WRITE", "browse"): frozenset(
+        words(
+            "click tap type fill enter press select choose tick accept submit search hit "
+            "open go visit navigate"
+        )
+    ),
+    ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give")),
     ("MEMORY_WRITE", "remember"): frozenset(
         words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
     ),
@@ -330,6 +338,13 @@ TEST_WORDS = frozenset(
     )
 )
 BUILD_WORDS = frozenset(["build", "builds", "compile", "compilation", "compiler"])
+BROWSE_VERBS = frozenset(words("click tap type fill press"))
+BROWSE_WORDS = frozenset(
+    words(
+        "button buttons link links tab tabs field fields box form bar menu banner checkbox dropdown "
+        "result results input"
+    )
+)
 SCHEDULE_VERBS = frozenset(words("remind schedule"))
 SCHEDULE_WORDS = frozenset(
     words(

@@ -634,6 +634,15 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
     lem, ws, obj = c.lemma, c.words, c.obj
+    if "document.title" in ws or ("title" in ws and "console" in ws):
+        return [_grant(c, "EXECUTION", "page_title")]
+    if lem in lx.BROWSE_VERBS or (
+        lem in lx.CAPABILITY_VERBS[("EXTERNAL_WRITE", "browse")]
+        and lem not in ("open", "go", "visit", "navigate")
+        and ws & lx.BROWSE_WORDS
+    ):
+        # the page comes from the sentence that names it (compile_rules, _page_of)
+        return [_grant(c, "EXTERNAL_WRITE", "browse", domains=_domains(c.toks))]
     if "skill" in ws and lem in lx.CAPABILITY_VERBS[("MEMORY_WRITE", "skill")]:
         return [_grant(c, "MEMORY_WRITE", "skill")]
     if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
@@ -1025,6 +1034,18 @@ def _copy_to(
     return last, merged
 
 
+def _page_of(g: DraftGrant, cls: list[tx.Clause], clause: tx.Clause, instruction: str) -> None:
+    """ "Open https://x.com/signup and click 'Create account'": the page is the one the owner named
+    before, in the same sentence or the nearest earlier one; the quote then spans from there."""
+    k = cls.index(clause)
+    for prev in reversed(cls[:k]):
+        hosts = _domains(prev.tokens)
+        if hosts:
+            g.domains = hosts
+            g.evidence = instruction[prev.start : clause.end]
+            return
+
+
 def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
     """The draft the owner's instruction asks for, and a note per clause for --explain."""
     instruction = split.instruction
@@ -1058,6 +1079,8 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                 purpose = clause.text
             continue
         for g in found:
+            if g.capability == "browse" and not g.domains:
+                _page_of(g, cls, clause, instruction)
             joined = _copy_to(g, lem, grants, cls, clause, instruction)
             if joined is not None:
                 grants[grants.index(joined[0])] = joined[1]

@@ -230,10 +230,16 @@ console_evaluates if {
 	trim_space(input.call.args.expression) != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script"}) if {
+tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script", "caps": console_caps}) if {
 	input.call.tool == "browser_console"
 	console_evaluates
 }
+
+# Reading the page's title (document.title, logged or not) is all a page_title grant covers.
+console_caps := {"page_title"} if {
+	regex.match(`^\s*(console\.log\(\s*)?document\.title\s*\)?\s*;?\s*$`, input.call.args.expression)
+	count(regex.find_n(`\(`, input.call.args.expression, -1)) == count(regex.find_n(`\)`, input.call.args.expression, -1))
+} else := set()
 
 tool_actions contains action.make("READ", {}) if {
 	input.call.tool == "browser_console"

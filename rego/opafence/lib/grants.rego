@@ -355,7 +355,7 @@ literal_path(lit, p, ctx) if {
 
 # --- words: a note, a skill, a job the owner dictated ----------------------------------------------
 
-worded_caps := {"remember", "skill", "schedule"}
+worded_caps := {"remember", "skill", "schedule", "browse"}
 
 # Words an agent adds when it writes down what the owner said ("User prefers tabs").
 filler_words := {
@@ -365,11 +365,18 @@ filler_words := {
 
 words_ok(g, _) if not g.capability in worded_caps
 
+# A browse grant bounds only what is typed; a click or a key press has no words.
+words_ok(g, ctx) if {
+	g.capability == "browse"
+	ctx.tool != "browser_type"
+}
+
 # METADATA
 # title: words_ok
 # description: |
-#   A remember, skill or schedule grant covers a memory note, a new skill's name or a job's prompt
-#   (or the job it pauses or resumes) only when every word of it is a word of the owner's quote
+#   A remember, skill, schedule or browse grant covers a memory note, a new skill's name, a job's
+#   prompt (or the job it pauses or resumes) or the text typed into a page only when every word of
+#   it is a word of the owner's quote
 #   (plural -s aside, a few filler words allowed): the note dictated, not another one.
 words_ok(g, ctx) if {
 	g.capability in worded_caps
@@ -406,6 +413,11 @@ worded_text(ctx) := ctx.args.prompt if {
 	ctx.args.action in {"create", "update"}
 	is_string(ctx.args.prompt)
 	trim_space(ctx.args.prompt) != ""
+}
+
+worded_text(ctx) := ctx.args.text if {
+	ctx.tool == "browser_type"
+	is_string(ctx.args.text)
 }
 
 worded_text(ctx) := ctx.args.job_id if {
