@@ -387,6 +387,12 @@ def harden_grant(
             message,
         )
         return None
+    conditional = ins.analysis.conditional
+    if cls in rules._CONSEQUENTIAL and all(
+        ins.analysis.clauses.index(c.clause) in conditional for c in clauses
+    ):
+        _drop(h, g, rules._CONDITIONAL_ASKS, message)
+        return None
     if cap == "pay" and all(c.lemma == "send" for c in clauses):
         span_text = ins.text[span[0] : span[1]]
         if not rules._MONEY.search(span_text):
@@ -483,7 +489,7 @@ def _script_forms(cmd: str) -> list[str]:
     return forms
 
 
-WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse"})
+WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse", "commit"})
 
 
 def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:

@@ -104,9 +104,10 @@ def _conditional_sentence(sent: list[tx.Token]) -> bool:
     )
 
 
-def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
-    """("request", verb index) for an imperative clause, else (why it grants nothing, -1)."""
-    if _conditional_sentence(sent):
+def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -> tuple[str, int]:
+    """("request", verb index) for an imperative clause, else (why it grants nothing, -1).
+    `consequent`: the clause is the action of a conditional ("if X, do Y"), judged on its own."""
+    if not consequent and _conditional_sentence(sent):
         return "conditional", -1
     if any(t.norm in lx.HYPOTHETICAL_CUES and not t.literal for t in sent):
         return "hypothetical", -1
@@ -149,7 +150,7 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         t = toks[k]
         if t.literal:
             continue
-        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS and not consequent:
             if (
                 t.norm == "whether"
                 and k + 2 < len(toks)
@@ -995,14 +996,61 @@ class Analysis:
     tokens: list[tx.Token]
     clauses: list[tx.Clause]
     modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
+    # Clauses that are the action of a conditional ("if it builds, run it", "push it if CI is
+    # green"): they grant their action, never a consequential one (_CONSEQUENTIAL).
+    conditional: frozenset[int] = frozenset()
+
+
+# A consequential action whose condition the agent decides (maybe from what it read) asks.
+_CONSEQUENTIAL = frozenset(words("DELETE FINANCIAL PERMISSION_CHANGE"))
+_CONDITIONAL_ASKS = "under a condition the agent decides, a consequential action asks"
+
+
+def _consequent(sent: list[tx.Token], clause: tx.Clause) -> tx.Clause | None:
+    """The action part of a conditional clause: the clause after "If X," or the clause cut before
+    its "if" ("push it if CI is green" -> "push it"); None for the condition itself."""
+    toks = clause.tokens
+    if not toks:
+        return None
+    if _conditional_sentence(sent):
+        return None if not sent or toks[0].start <= sent[0].start else clause
+    for k in range(1, len(toks)):
+        t = toks[k]
+        if not t.literal and t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+            cut = k - 1 if toks[k - 1].norm in ("only", "just", "but", "and") else k
+            if cut < 1:
+                return None
+            end = toks[cut - 1].end
+            return tx.Clause(
+                clause.text[: end - clause.start], clause.start, end, toks[:cut], clause.sentence
+            )
+    return None
 
 
 def analyze(instruction: str) -> Analysis:
     toks = tx.tokenize(instruction)
     sents = tx.sentences(instruction, toks)
     cls = tx.clauses(instruction, toks)
-    modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
-    return Analysis(instruction, toks, cls, modes)
+    modes = []
+    conditional = set()
+    reminder = -1
+    for n, c in enumerate(cls):
+        sent = sents[c.sentence] if c.sentence < len(sents) else list(c.tokens)
+        mode = mode_of(sent, c)
+        if mode[0] == "conditional":
+            action = _consequent(sent, c)
+            if action is not None:
+                again = mode_of(sent, action, consequent=True)
+                if again[0] == "request":
+                    cls[n], mode = action, again
+                    conditional.add(n)
+        if mode[0] == "request" and reminder == c.sentence:
+            # "remind me to commit and push": what follows is the reminder's text, not a request
+            mode = ("part of a reminder's text", -1)
+        elif mode[0] == "request" and tx.verb_at(c.tokens, mode[1]) == "remind":
+            reminder = c.sentence
+        modes.append(mode)
+    return Analysis(instruction, toks, cls, modes, frozenset(conditional))
 
 
 def _copy_to(
@@ -1070,6 +1118,14 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
         request = _Clause(clause, verb, lem, tool)
         found = grants_for(request)
+        if not isinstance(found, str) and cls.index(clause) in a.conditional:
+            kept = [g for g in found if g.class_ not in _CONSEQUENTIAL]
+            for g in found:
+                if g not in kept:
+                    notes.append(
+                        Note(clause.text, "ignored", f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}")
+                    )
+            found = kept or "a consequential action under a condition asks"
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
         if isinstance(found, str):

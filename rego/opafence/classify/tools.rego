@@ -93,9 +93,18 @@ plain_code if {
 	count(object.get(input.facts, ["shell", "commands"], [])) == 0
 	not object.get(input.facts, ["shell", "opaque"], false)
 	not code_runs_command
-	every p in code_paths({"write", "append", "delete"}) {
+	every p in code_unread_paths {
 		paths.under_any(p, workspace)
 	}
+}
+
+# Every path the code names for anything but reading, the op unknown included (a library call the
+# facts cannot tell, such as DataFrame.to_csv, may write there).
+code_unread_paths := {p.path |
+	some p in input.facts.paths
+	p.via == "code"
+	p.op != "read"
+	object.get(p, "path", "") != ""
 }
 
 code_runs_command if {

@@ -363,7 +363,31 @@ filler_words := {
 	"for", "with", "that", "it", "i", "m", "my", "me", "their", "they", "has", "have", "be",
 }
 
-words_ok(g, _) if not g.capability in worded_caps
+words_ok(g, _) if {
+	not g.capability in worded_caps
+	g.capability != "commit"
+}
+
+# A commit grant covers the commits the owner named ("revert 3f2a9c1", "cherry-pick a1b2c3d"): a
+# commit id the agent looked up elsewhere is a target the owner did not give (it asks).
+words_ok(g, ctx) if {
+	g.capability == "commit"
+	said := {lower(w) | some w in g.words}
+	every c in object.get(ctx, "commands", []) {
+		every a in c.argv {
+			commit_named(a, said)
+		}
+	}
+}
+
+commit_named(a, _) if not commit_id(a)
+
+commit_named(a, said) if lower(a) in said
+
+commit_id(a) if {
+	regex.match(`^[0-9a-fA-F]{7,40}$`, a)
+	regex.match(`[0-9]`, a)
+}
 
 # A browse grant bounds only what is typed; a click or a key press has no words.
 words_ok(g, ctx) if {

@@ -358,6 +358,7 @@ cases := [
 	{"name": "plain code", "in": code_call({"calls": ["print"]}, []), "task": run_code, "want": "allow", "codes": set()},
 	{"name": "plain code writing in the workspace", "in": code_call({"calls": ["open"]}, [path_fact("/ws/chart.png", "code", "code", "write")]), "task": run_code, "want": "allow", "codes": set()},
 	{"name": "code writing outside the workspace", "in": code_call({"calls": ["open"]}, [path_fact("/tmp/out.txt", "code", "code", "write")]), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "code naming a path outside the workspace", "in": code_call({"calls": ["pandas.DataFrame.to_csv"]}, [path_fact("/etc/x.csv", "code", "code", "")]), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "code on the network", "in": code_call({"network": true, "calls": ["urllib.request.urlopen"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "code running a command", "in": code_call({"calls": ["os.system"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "opaque code", "in": code_call({"opaque": true, "calls": ["eval"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED", "UNKNOWN_TOOL"}},
