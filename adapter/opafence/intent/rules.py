@@ -1125,7 +1125,7 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                     notes.append(
                         Note(clause.text, "ignored", f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}")
                     )
-            found = kept or "a consequential action under a condition asks"
+            found = kept
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
         if isinstance(found, str):
