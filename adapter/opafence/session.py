@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.decision import Decision
+from opafence.provenance.ledger import ValueLedger
 
 HISTORY_LIMIT = 50
 
@@ -38,6 +39,8 @@ class SessionFacts:
     # The host of the page the browser was last sent to ("" when not known): clicks and typing act
     # on it, so a grant for the page the owner named can cover them (classify.rego).
     browser_page: str = ""
+    # Target-like values of untrusted content, as keyed hashes with their source (provenance/).
+    values: ValueLedger = field(default_factory=ValueLedger)
 
     def to_input(self) -> dict[str, Any]:
         return {
