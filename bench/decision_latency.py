@@ -16,7 +16,10 @@ every request under `--authorization=basic`) cost before any policy runs. On the
 floor is its `status` operation (a framed round trip that evaluates no policy).
 
     .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown]
-        [--transport both] [--tasks 1000] [--json]
+        [--transport both] [--tasks 1000] [--agentsfence PYTHON] [--json]
+
+`--agentsfence PYTHON` also runs the same calls through AgentsFence 0.2.0a9's in-process
+evaluator under that Python (bench/agentsfence_reference.py) and prints the ratios.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -293,6 +297,28 @@ def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
     return lines
 
 
+def agentsfence(python: str, calls: int) -> dict[str, Any]:
+    """The reference figures from bench/agentsfence_reference.py under `python`."""
+    script = Path(__file__).with_name("agentsfence_reference.py")
+    proc = subprocess.run(
+        [python, str(script), str(calls)],
+        input=json.dumps({"calls": MIXED_CALLS}),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+        cwd=tempfile.gettempdir(),
+    )
+    if proc.returncode != 0:
+        return {
+            "error": proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        }
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -302,6 +328,7 @@ def main() -> None:
     parser.add_argument("--breakdown", action="store_true", help="time each step of a decision apart")
     parser.add_argument("--transport", choices=("pdp", "server", "both", "auto"), default="both")
     parser.add_argument("--tasks", type=int, default=1000, help="live tasks held while measuring")
+    parser.add_argument("--agentsfence", metavar="PYTHON", help="a Python with agentsfence 0.2.0a9 installed")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
@@ -313,12 +340,28 @@ def main() -> None:
             results[transport] = run(args.calls, args.rounds, args.breakdown, transport, args.tasks)
         except BridgeError as e:
             results[transport] = {"error": e.sentence()}
+    if args.agentsfence:
+        ref = agentsfence(args.agentsfence, args.calls)
+        for result in list(results.values()):
+            if "error" not in result and "error" not in ref:
+                result["vs_agentsfence"] = {
+                    "p50_ratio": round(result["p50_us"] / ref["p50_us"], 2),
+                    "per_second_ratio": round(result["per_second"] / ref["per_second"], 3),
+                }
+        results["agentsfence"] = ref
     if args.json:
         print(json.dumps(results))
         return
     for transport, result in results.items():
         if "error" in result:
             print(f"[{transport}] not measured: {result['error']}")
+            continue
+        if transport == "agentsfence":
+            print(
+                f"[agentsfence {result['version']}] in-process evaluator, {result['calls']} calls: "
+                f"p50 {result['p50_us']} µs, p99 {result['p99_us']} µs, {result['per_second']} decisions/s "
+                f"(one thread); verdicts {result['verdicts']}"
+            )
             continue
         print(
             f"[{result['transport']}] {result['calls']} mixed calls (facts + input + OPA + validation), "
@@ -335,6 +378,11 @@ def main() -> None:
             rss += f" (standby {result['standby_rss_mb']} MB)"
         print(rss)
         print(f"  verdicts   {result['verdicts']}")
+        if "vs_agentsfence" in result:
+            vs = result["vs_agentsfence"]
+            print(
+                f"  vs AgentsFence: p50 {vs['p50_ratio']}x its p50, {vs['per_second_ratio']}x its decisions/s"
+            )
 
 
 if __name__ == "__main__":
