@@ -42,7 +42,9 @@ SCRIPT = textwrap.dedent(
     from hermes_cli.plugins import _get_pre_tool_call_directive_details, get_plugin_manager, invoke_hook
     from tools import approval
 
-    approval.set_hermes_interactive_context(True)  # an attended CLI, as replay judges
+    from tools.terminal_tool import set_approval_callback
+    approval.set_hermes_interactive_context(True)  # an attended CLI, as replay judges:
+    set_approval_callback(lambda command, description, **kw: "deny")  # its prompt (stdin is a pipe)
     fence = next(cb.__self__ for cb in get_plugin_manager()._hooks["pre_tool_call"]
                  if type(getattr(cb, "__self__", None)).__name__ == "Fence")
     assert fence.wait_ready(60) and fence.error is None, fence.error

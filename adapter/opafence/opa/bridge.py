@@ -326,7 +326,7 @@ class Bridge:
 
     # --- decisions -------------------------------------------------------------------------
 
-    def query(self, doc: dict[str, Any], params: str = "") -> dict[str, Any]:
+    def query(self, doc: dict[str, Any], params: str = "", timeout_s: float | None = None) -> dict[str, Any]:
         """The raw OPA answer for a decision input; raises BridgeError on any failure."""
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
@@ -335,7 +335,9 @@ class Bridge:
         if gate is not None:
             raise BridgeError(gate.code, gate.detail)
         path = REMOTE_DECISION_PATH if self.remote else DECISION_PATH
-        answer = self._client().request_json("POST", path + params, {"input": self._with_host_id(doc)})
+        answer = self._client().request_json(
+            "POST", path + params, {"input": self._with_host_id(doc)}, timeout_s=timeout_s
+        )
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:
