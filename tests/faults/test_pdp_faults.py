@@ -94,7 +94,7 @@ def test_killed_pdp_is_replaced_by_its_standby_with_the_data(with_standby: Bridg
     assert took < 0.5, took
     again = ask(b, "mystery")
     assert again.verdict == "block" and again.reasons[0].code == "UNKNOWN_TOOL"  # still strict
-    assert pdp.failovers == 1 and b.restarts == 0
+    assert pdp.failovers == 1 and b.full_restarts == 0 and b.restarts == 1
     assert pdp.opa_pid() == standby
     # ...and a new standby follows, fed the same data.
     assert wait_for(lambda: pdp.standby is not None and pdp.standby.pid not in (old, standby))
