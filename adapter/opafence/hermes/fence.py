@@ -35,6 +35,7 @@ from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
+from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret
 
 if TYPE_CHECKING:
@@ -331,8 +332,9 @@ class Fence:
             return {"target": {"error": ["the target summary failed"]}}
         return {"target": target} if target else {}
 
-    def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
-        return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
+    def _block(self, tool: str, reasons: list[Reason], targets: str = "") -> dict[str, str]:
+        message = f"opafence blocked {tool}: {explain(tool, reasons)}"
+        return {"action": "block", "message": message + (f" {printable(targets)}" if targets else "")}
 
     def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
@@ -550,17 +552,19 @@ class Fence:
             return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
+        # Where each target came from (in the user's words, or which result brought it in).
+        targets = describe_targets(facts.get("provenance", {}))
         if decision.verdict == "ask":
             # Hermes keeps "always" approvals forever: the key names the task, the policy
             # revision and the exact action, so an approval never leaks into another task.
             action = action_hash(tool, snap, decision, facts)
+            message = f"opafence: {printable(tool)} needs your approval: " + explain(tool, decision.reasons)
             return {
                 "action": "approve",
-                "message": f"opafence: {printable(tool)} needs your approval: "
-                + explain(tool, decision.reasons),
+                "message": message + (f" {printable(targets)}" if targets else ""),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
-        return self._block(tool, decision.reasons)
+        return self._block(tool, decision.reasons, targets)
 
     def tool_execution(
         self,

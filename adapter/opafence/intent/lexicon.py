@@ -111,6 +111,20 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         )
     ),
     ("PERMISSION_CHANGE", "share"): frozenset(words("share invite")),
+    # A skill the owner asks for (skill_manage create), a reminder or scheduled job (cronjob) with
+    # the owner's own prompt: both bounded by the quote's words (grants.rego words_ok).
+    ("MEMORY_WRITE", "skill"): frozenset(words("create make write add save turn build set")),
+    ("EXECUTION", "schedule"): frozenset(
+        words("remind schedule set create add make ping notify message pause resume")
+    ),
+    # The browser on the page the owner named (domains), and reading its title in the console.
+    ("EXTERNAL_WRITE", "browse"): frozenset(
+        words(
+            "click tap type fill enter press select choose tick accept submit search hit "
+            "open go visit navigate"
+        )
+    ),
+    ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give")),
     ("MEMORY_WRITE", "remember"): frozenset(
         words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
     ),
@@ -324,6 +338,20 @@ TEST_WORDS = frozenset(
     )
 )
 BUILD_WORDS = frozenset(["build", "builds", "compile", "compilation", "compiler"])
+BROWSE_VERBS = frozenset(words("click tap type fill press"))
+BROWSE_WORDS = frozenset(
+    words(
+        "button buttons link links tab tabs field fields box form bar menu banner checkbox dropdown "
+        "result results input"
+    )
+)
+SCHEDULE_VERBS = frozenset(words("remind schedule"))
+SCHEDULE_WORDS = frozenset(
+    words(
+        "reminder reminders timer alarm cron cronjob job jobs every daily weekly hourly monthly tomorrow "
+        "tonight minutes hours"
+    )
+)
 # What names a dev server, a migration, a virtualenv, a computation in code (rules.py _family).
 SERVER_WORDS = frozenset(words("server servers devserver dev-server reload hot-reload localhost"))
 SERVER_QUALIFIERS = frozenset(

@@ -55,7 +55,16 @@ fact_paths := {p.path |
 fact_domains := {lower(u.host) |
 	some u in input.facts.urls
 	object.get(u, "host", "") != ""
-}
+} | browser_page
+
+# Clicking, typing and pressing keys act on the page the browser is on (issue 14).
+browser_page_tools := {"browser_click", "browser_type", "browser_press", "browser_console"}
+
+browser_page := {p} if {
+	input.call.tool in browser_page_tools
+	p := object.get(input.session, ["browser", "page"], "")
+	p != ""
+} else := set()
 
 fact_recipients := {lower(r.address) |
 	some r in input.facts.recipients

@@ -48,6 +48,7 @@ ctx := {
 	"workspace": classify.workspace,
 	"cwd": object.get(input.host, "cwd", ""),
 	"tool": input.call.tool,
+	"args": object.get(input.call, "args", {}),
 	"commands": object.get(input.facts, ["shell", "commands"], []),
 	"moved": moves,
 	"run_dirs": run_dirs,
