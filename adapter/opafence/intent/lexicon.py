@@ -47,7 +47,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
@@ -67,7 +67,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
     ("EXECUTION", "install"): frozenset(
         words(
-            "install add reinstall upgrade update bump restore sync pull set get installiere installe instala"
+            "install add reinstall upgrade update bump restore sync pull set get make keep "
+            "installiere installe instala"
         )
     ),
     # Everyday development (issue 14): the project's dev server, its migrations, a virtualenv in
