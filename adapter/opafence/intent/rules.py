@@ -747,6 +747,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     # memory
     if (
         lem in lx.MEMORY_VERBS
+        or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
         or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
         or (lem == "make" and "note" in words and words & {"memory", "memories"})
         or (lem == "forget" and first == "that")
@@ -769,6 +770,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
+    if lem == "drop" and (first == "me" or any(t.core.startswith("#") for t in obj)):
+        # "drop me a note in #ops", "drop the numbers in #dana-notes": a message, not a delete
+        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
     if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
