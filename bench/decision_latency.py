@@ -233,44 +233,85 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class Subject:
+    """One transport under test: its bridge, judge and task, started once for the whole run."""
+
+    def __init__(self, transport: str, tmp: Path, tasks: int) -> None:
+        # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
+        # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
+        self.config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
+        self.bridge = Bridge(self.config, tmp)
+        self.bridge.start()
+        host = Host(
+            auto_approve=False,
+            interactive=True,
+            platform="bench",
+            workspace=(str(tmp),),
+            cwd=str(tmp),
+            home=str(tmp),
+        )
+        self.judge = Judge(self.bridge, host, self.config)
+        self.state = self.judge.open_task(
+            "bench", "Fix the failing test in src/app and run the tests. Don't send email."
+        )
+        for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
+            self.bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
+        for tool, args in MIXED_CALLS * 20:  # warm-up
+            self.judge.judge(self.state, tool, args, assume_executed=False)
+        self.rounds: list[dict[str, Any]] = []
+        self.two: list[dict[str, float]] = []
+
+    def summary(self, calls: int, tasks: int) -> dict[str, Any]:
+        bridge = self.bridge
+        if bridge.transport == "pdp":  # the standby is started in the background
+            deadline = time.monotonic() + 30
+            while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+        out: dict[str, Any] = {"transport": bridge.transport, "calls": calls, "tasks": tasks}
+        out.update(median_of(self.rounds))
+        out["two_threads"] = {
+            k: round(statistics.median(t[k] for t in self.two), 1) for k in ("p50_us", "p99_us", "per_second")
+        }
+        out["opa_rss_mb"] = round(opa_rss_mb(bridge), 1)
+        standby = standby_rss_mb(bridge)
+        if standby is not None:
+            out["standby_rss_mb"] = round(standby, 1)
+        if len(self.rounds) > 1:
+            out["rounds"] = self.rounds
+        return out
+
+
+def run_all(
+    transports: list[str], calls: int, rounds: int = 1, steps: bool = False, tasks: int = 0
+) -> dict[str, dict[str, Any]]:
+    """Every transport started at once and measured in alternating rounds, so that the load of
+    a shared machine falls on each alike (side by side, not one after the other)."""
+    subjects: dict[str, Subject] = {}
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
+        try:
+            for transport in transports:
+                try:
+                    subjects[transport] = Subject(transport, Path(tmp) / transport, tasks)
+                except BridgeError as e:
+                    results[transport] = {"error": e.sentence()}
+            for _ in range(rounds):
+                for sub in subjects.values():
+                    sub.rounds.append(one_round(sub.judge, sub.state, sub.bridge, calls, steps))
+                    sub.two.append(threaded(sub.judge, 2, calls))
+            for transport, sub in subjects.items():
+                results[transport] = sub.summary(calls, tasks)
+        finally:
+            for sub in subjects.values():
+                sub.bridge.close()
+    return results
+
+
 def run(
     calls: int, rounds: int = 1, steps: bool = False, transport: str = "auto", tasks: int = 0
 ) -> dict[str, Any]:
-    # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
-    # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
-    config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
-    with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
-        bridge = Bridge(config, Path(tmp))
-        bridge.start()
-        try:
-            host = Host(
-                auto_approve=False, interactive=True, platform="bench", workspace=(tmp,), cwd=tmp, home=tmp
-            )
-            judge = Judge(bridge, host, config)
-            state = judge.open_task(
-                "bench", "Fix the failing test in src/app and run the tests. Don't send email."
-            )
-            for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
-                bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
-            for tool, args in MIXED_CALLS * 20:  # warm-up
-                judge.judge(state, tool, args, assume_executed=False)
-            results = [one_round(judge, state, bridge, calls, steps) for _ in range(rounds)]
-            two = threaded(judge, 2, calls)
-            if bridge.transport == "pdp":  # the standby is started in the background
-                deadline = time.monotonic() + 30
-                while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
-                    time.sleep(0.1)
-            rss, standby = opa_rss_mb(bridge), standby_rss_mb(bridge)
-            used = bridge.transport
-        finally:
-            bridge.close()
-    out: dict[str, Any] = {"transport": used, "calls": calls, "tasks": tasks, **median_of(results)}
-    out.update(two_threads=two, opa_rss_mb=round(rss, 1))
-    if standby is not None:
-        out["standby_rss_mb"] = round(standby, 1)
-    if rounds > 1:
-        out["rounds"] = results
-    return out
+    """One transport alone (bench/bundle_latency.py and others import this)."""
+    return run_all([transport], calls, rounds, steps, tasks)[transport]
 
 
 def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
@@ -334,12 +375,7 @@ def main() -> None:
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
     transports = ["server", "pdp"] if args.transport == "both" else [args.transport]
-    results = {}
-    for transport in transports:
-        try:
-            results[transport] = run(args.calls, args.rounds, args.breakdown, transport, args.tasks)
-        except BridgeError as e:
-            results[transport] = {"error": e.sentence()}
+    results = run_all(transports, args.calls, args.rounds, args.breakdown, args.tasks)
     if args.agentsfence:
         ref = agentsfence(args.agentsfence, args.calls)
         for result in list(results.values()):

@@ -61,7 +61,7 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
         frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
     ),
-    "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
+    "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
     "run_server": (frozenset({"serve"}), lx.SERVER_WORDS | {"dev"}),
     "run_migrations": (frozenset({"migrate"}), lx.MIGRATION_WORDS),
     "create_venv": (frozenset(), lx.VENV_WORDS | {"virtual", "env"}),

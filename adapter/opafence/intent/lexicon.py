@@ -25,7 +25,7 @@ def phrases(s: str) -> list[str]:
 CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("COMMUNICATION", "send"): frozenset(
         words(
-            "send email e-mail mail message reply respond forward fwd share notify text sms dm ping "
+            "send email e-mail mail message reply respond forward fwd share notify text sms dm ping drop "
             "tell contact cc bcc write post invite answer resend senden sende schick schicke schicken "
             "verschicke mailen maile antworte envoyer envoie envoyez envoies réponds répondre transfère "
             "enviar envía envia envíes envies envíe manda mandar mandes responde reenvía inviare invia "
@@ -47,7 +47,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
@@ -67,7 +67,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
     ("EXECUTION", "install"): frozenset(
         words(
-            "install add reinstall upgrade update bump restore sync pull set get installiere installe instala"
+            "install add reinstall upgrade update bump restore sync pull set get make keep "
+            "installiere installe instala"
         )
     ),
     # Everyday development (issue 14): the project's dev server, its migrations, a virtualenv in
@@ -126,7 +127,10 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
     ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give")),
     ("MEMORY_WRITE", "remember"): frozenset(
-        words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
+        words(
+            "remember memorize memorise note store save keep add update forget make merke retiens "
+            "recuerda ricorda"
+        )
     ),
 }
 

@@ -25,7 +25,7 @@ _PACKAGE_NOISE = frozenset(
         "also plus python node crate crates gem gems please first again globally locally into in for to "
         "and or requirements requirement dev editable mode extras project project's its this everything "
         "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
-        "missing needed required"
+        "missing needed required up installed this repo needs go"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -624,6 +624,19 @@ def _ref_names(obj: tuple[tx.Token, ...]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_FOLDER_PLURALS = frozenset(words("folders directories dirs"))
+
+
+def _folders_named(obj: tuple[tx.Token, ...]) -> list[str]:
+    """ "the dist and build directories": plain names before a closing folder word are folders."""
+    toks = [t for t in obj if not t.literal]
+    if not toks or toks[-1].norm.strip(".,") not in lx.FOLDER_WORDS | _FOLDER_PLURALS:
+        return []
+    names = [t.core.strip(",") for t in toks[:-1] if t.norm not in _DETERMINERS | {"and", ","}]
+    ok = all(re.match(r"^[A-Za-z0-9_.-]+$", n) and n.lower() not in lx.GENERIC_OBJECTS for n in names)
+    return names if ok and names else []
+
+
 def _code_grants(c: _Clause) -> list[DraftGrant]:
     """A computation, parse or plot in execute_code: its code and the files it writes in the
     workspace (Rego covers only code that runs no command, opens no connection, evaluates no
@@ -697,7 +710,12 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
-    if lem in ("pull", "revert", "cherry", "cherry-pick") or (lem in ("pop", "apply") and "stash" in ws):
+    if (
+        lem in ("pull", "revert", "cherry", "cherry-pick")
+        or (lem in ("pop", "apply") and "stash" in ws)
+        or (lem == "undo" and ws & {"commit", "revert"})
+        or (lem in ("update", "sync") and ws & {"remote", "upstream", "origin"})
+    ):
         return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
     return None
 
@@ -729,6 +747,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     # memory
     if (
         lem in lx.MEMORY_VERBS
+        or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
         or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
         or (lem == "make" and "note" in words and words & {"memory", "memories"})
         or (lem == "forget" and first == "that")
@@ -751,6 +770,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
+    if lem == "drop" and (first == "me" or any(t.core.startswith("#") for t in obj)):
+        # "drop me a note in #ops", "drop the numbers in #dana-notes": a message, not a delete
+        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
     if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
@@ -828,6 +850,10 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         if lem == "clean" and _paths(obj):
             # "clean out the dist/ folder": the named build output goes
             return [_grant(c, "DELETE", "delete", paths=_paths(obj))]
+        named = _folders_named(obj)
+        if named and not _paths(obj):
+            # "clean the dist and build directories"
+            return [_grant(c, "DELETE", "delete", paths=named)]
         if lem in ("clean", "discard") or (lem == "clear" and first == "up"):
             return _edit(c)
         if lem == "rid" and first == "of":
