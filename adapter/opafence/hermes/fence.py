@@ -26,6 +26,7 @@ from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering
+from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, default_workspace
 from opafence.inputs import decision_input
@@ -133,6 +134,7 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self.notices = Notices()  # what the person sees of blocks (hermes/notices.py)
         self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
@@ -564,7 +566,16 @@ class Fence:
                 "message": message + (f" {printable(targets)}" if targets else ""),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
+        codes = [r.code for r in decision.reasons]
+        self.notices.blocked(rec.key, tool, codes, self._notice_target(facts, snap), not flags.auto_approve)
         return self._block(tool, decision.reasons, targets)
+
+    def _notice_target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+        # The person's own terminal gets the redacted summary, whatever the trail keeps.
+        try:
+            return audit_targets.one_line(audit_targets.summarize(facts, args, "redacted"))
+        except Exception:
+            return ""
 
     def tool_execution(
         self,
@@ -714,10 +725,12 @@ class Fence:
             log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
-        """The session is over: unload its task from OPA (its file stays until it expires)."""
+        """The session is over: unload its task from OPA (its file stays until it expires), and
+        say on stderr what was blocked if nobody could have answered."""
         try:
             if self.store is None or self.bridge is None or not session_id:
                 return
+            self.notices.flush(self.store.task_key(session_id))
             self.bridge.delete_task(self.store.task_key(session_id))
             self.store.unload(session_id)
         except Exception:

@@ -77,6 +77,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "objects": g.objects,
             "operations": g.operations,
             "access": g.access,
+            "words": g.words,
         }
     )
 

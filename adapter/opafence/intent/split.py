@@ -63,7 +63,7 @@ _REPORTED = re.compile(
     r"\b(?:said|says|wrote|writes|asked|asks|replied|replies|mentioned|claims|stated|states|"
     r"commented|tweeted|posted|instructs|instructed|requested|reads|told\s+(?:me|us)|"
     r"tells\s+(?:me|us)|sagt|sagte|schrieb|dit|écrit|dice|dijo|escribió)(?:\s+(?:to\s+)?(?:me|us|you))?"
-    r"\s*:[ \t]*(?=\S|\n)",
+    r"\s*:(?!//)[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
 # Pasted content announced without a colon: "Here's what the vendor sent me. Please wire ...".
