@@ -1,4 +1,4 @@
-"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit."""
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit, fleet."""
 
 from __future__ import annotations
 
@@ -216,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     from opafence.audit_cmd import add_parser as add_audit_parser
 
     add_audit_parser(sub)
+    from opafence.fleet_cmd import add_parser as add_fleet_parser
+
+    add_fleet_parser(sub)
     return p
 
 

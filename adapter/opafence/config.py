@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
+import socket
 import typing
 from collections.abc import Mapping
 from decimal import Decimal
@@ -17,6 +19,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opafence.paths import state_dir
+
+# A host id prefixes task keys (`<id>:<session>`) and names data.hosts[<id>] on a shared OPA.
+HOST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}"
 
 Mode = Literal["enforce", "monitor", "strict"]
 RiskClass = Literal[
@@ -319,6 +324,21 @@ class Config(Strict):
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
+
+    @field_validator("host_id")
+    @classmethod
+    def _host_id(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(HOST_ID_PATTERN, v):
+            raise ValueError(f"must match {HOST_ID_PATTERN} (letters, digits, '.', '_', '-')")
+        return v
+
+    def task_host_id(self) -> str | None:
+        """The prefix of this host's task keys: host_id, else (remote mode, where a shared OPA
+        holds many hosts' tasks) the machine's name made to fit HOST_ID_PATTERN; none locally."""
+        if self.host_id or self.opa.url is None:
+            return self.host_id
+        name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname()).lstrip("._-")[:63]
+        return name or "host"
 
     @field_validator("org_bundles")
     @classmethod

@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -157,8 +156,7 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
-        self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
+        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
