@@ -119,6 +119,15 @@ def build() -> dict[str, Any]:
     names |= {norm(p).rsplit("/", 1)[-1] for p in [*home_tables, *dir_tables, *system_tables]}
     tops = {norm(p).split("/")[0] for p in home_tables}
     suffixes = [*secrets["secret_suffixes"], *taint["exec_suffixes"], ".env"]
+    # Every suffix is one extension, so the fast tier looks a file's extension up.
+    assert all(s.count(".") == 1 and s.startswith(".") for s in suffixes), suffixes
+    system_paths = {norm(p) for p in [*system_tables, *SYSTEM_ROOTS]}
+    # A path that is, or lies above, a system place or a parent of secrets (a recursive read of
+    # it reaches them): every ancestor of each, "/" included.
+    above = {"/"}
+    for p in [*system_paths, *(norm(x) for x in secrets["system_secret_parents"])]:
+        parts = p.split("/")
+        above |= {"/".join(parts[:i]) for i in range(2, len(parts) + 1)}
     # Dot-names need no table: the fast tier leaves every path with a dot-component alone.
     return {
         "tables": {
@@ -127,11 +136,11 @@ def build() -> dict[str, Any]:
             "read_commands": {c: True for c in read_commands},
             "git_reads": git_reads,
             "names": {n.lower(): True for n in sorted(names) if not n.startswith(".")},
-            "suffixes": sorted({s.lower() for s in suffixes}),
+            "suffixes": {s.lower(): True for s in sorted(suffixes)},
             "home_tops": {t: True for t in sorted(tops) if not t.startswith(".")},
             "install_dirs": {d: True for d in INSTALL_DIRS},
-            "system_paths": sorted({norm(p) for p in [*system_tables, *SYSTEM_ROOTS]}),
-            "system_parents": sorted({norm(p) for p in secrets["system_secret_parents"]}),
+            "system_paths": {p: True for p in sorted(system_paths)},
+            "system_above": {p: True for p in sorted(above)},
         }
     }
 

@@ -128,26 +128,28 @@ def _module(queries: dict[str, str], with_org: bool) -> str:
     return "\n".join(lines)
 
 
-def evaluate(cases: list[Case], queries: dict[str, str], batch: int = 2000) -> list[dict[str, Any]]:
-    """For each case, the value of each query (a data reference) or None where it is undefined."""
+def evaluate(
+    cases: list[Case], queries: dict[str, str], batch: int = 2000, rego: Path | None = None
+) -> list[dict[str, Any]]:
+    """For each case, the value of each query (a data reference) or None where it is undefined,
+    under the Rego in `rego` (a directory holding opafence/; this installation's by default)."""
     out: list[dict[str, Any] | None] = [None] * len(cases)
     for with_org in (False, True):
         chosen = [i for i, c in enumerate(cases) if ("org" in c) == with_org]
         for start in range(0, len(chosen), batch):
             idx = chosen[start : start + batch]
             part = [{**cases[i], "bundles": cases[i].get("bundles", {})} for i in idx]
-            for i, r in zip(idx, _run(part, queries, with_org), strict=True):
+            for i, r in zip(idx, _run(part, queries, with_org, rego or rego_root()), strict=True):
                 out[i] = r
     return [r if r is not None else {} for r in out]
 
 
-def _run(cases: list[Case], queries: dict[str, str], with_org: bool) -> list[dict[str, Any]]:
+def _run(cases: list[Case], queries: dict[str, str], with_org: bool, root: Path) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="opafence-eval-") as tmp:
         data = Path(tmp) / "cases.json"
         data.write_text(json.dumps({"fastcheck_cases": cases}), encoding="utf-8")
         module = Path(tmp) / "fastcheck.rego"
         module.write_text(_module(queries, with_org), encoding="utf-8")
-        root = rego_root()
         argv = [opa_binary(), "eval", "--format", "json", "--strict-builtin-errors", "-d", str(root)]
         argv += ["-d", str(module), "-d", str(data), "data.fastcheck.results"]
         proc = subprocess.run(

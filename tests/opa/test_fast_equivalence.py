@@ -11,12 +11,14 @@ something. The generated tables must match their sources (tools/fast_tables.py -
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +39,7 @@ GENERATED = int(__import__("os").environ.get("FAST_EQ_N", "10000"))
 
 def compare(cases: list[Case]) -> tuple[int, list[str]]:
     """(how many the fast tier answered, a description of each disagreement)."""
-    fast = evaluate(cases, {"fast": FAST})
+    fast = evaluate(cases, {"fast": FAST}, batch=5000)
     answered = [i for i, r in enumerate(fast) if r["fast"] is not None]
     full = evaluate([cases[i] for i in answered], {"full": FULL})
     bad = []
@@ -61,6 +63,8 @@ def test_tables_are_fresh() -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+# Thousands of decisions on a shared machine: a hang guard, not a time limit.
+@pytest.mark.timeout(1800)
 def test_fast_tier_matches_the_full_policy_on_every_corpus() -> None:
     cases = all_corpus_cases()
     assert len(cases) > 1500
@@ -128,18 +132,17 @@ BASES = [
     "/tmp/",
 ]
 
-component = st.one_of(st.sampled_from(ORDINARY), st.sampled_from(ORDINARY), st.sampled_from(SENSITIVE))
-path_text = st.builds(
-    lambda base, parts: base + "/".join(parts),
-    st.sampled_from(BASES),
-    st.lists(component, min_size=1, max_size=3),
-)
 
-clean_path = st.builds(
-    lambda base, parts: base + "/".join(parts),
-    st.sampled_from(["", "", "/srv/app/", f"{HOME}/src/app/"]),
-    st.lists(st.sampled_from(ORDINARY), min_size=1, max_size=3),
-)
+def path_text(rnd: random.Random, clean: bool) -> str:
+    """A path as a tool argument or a command operand gives it: ordinary, or (unless clean) with
+    the places and names the guards care about."""
+    n = rnd.randint(1, 3)
+    if clean:
+        base = rnd.choice(["", "", "/srv/app/", f"{HOME}/src/app/"])
+        return base + "/".join(rnd.choice(ORDINARY) for _ in range(n))
+    parts = [rnd.choice(ORDINARY) if rnd.random() < 0.6 else rnd.choice(SENSITIVE) for _ in range(n)]
+    return rnd.choice(BASES) + "/".join(parts)
+
 
 READ_PROGRAMS = [
     "ls",
@@ -153,6 +156,7 @@ READ_PROGRAMS = [
     "file",
     "diff",
 ]
+CLEAN_PROGRAMS = [*READ_PROGRAMS, "git status", "git log --oneline -3", "git diff --stat", "pwd"]
 OTHER_PROGRAMS = [
     "git status", "git log --oneline -3", "git diff --stat", "git diff --output=x.txt", "git show HEAD",
     "git stash list", "pytest -q", "make", "sort -o out.txt", "python -c pass", "tee out.txt", "echo hi",
@@ -160,38 +164,16 @@ OTHER_PROGRAMS = [
 ]  # fmt: skip
 
 
-def command_text(parts: list[tuple[str, list[str]]], joiner: str, extra: str) -> str:
-    words = [" ".join([prog, *ops]) for prog, ops in parts]
-    return joiner.join(words) + extra
+def command_text(rnd: random.Random, clean: bool) -> str:
+    words = []
+    for _ in range(rnd.randint(1, 3)):
+        prog = rnd.choice(CLEAN_PROGRAMS if clean else rnd.choice([READ_PROGRAMS, OTHER_PROGRAMS]))
+        words.append(" ".join([prog, *(path_text(rnd, clean) for _ in range(rnd.randint(0, 2)))]))
+    if clean:
+        return rnd.choice([" && ", " | "]).join(words)
+    joiner = rnd.choice([" && ", " | ", "; ", " || "])
+    return joiner.join(words) + rnd.choice(["", "", "", " > out.txt", " 2>&1", " # 31337", " &"])
 
-
-command = st.builds(
-    command_text,
-    st.lists(
-        st.tuples(
-            st.one_of(st.sampled_from(READ_PROGRAMS), st.sampled_from(OTHER_PROGRAMS)),
-            st.lists(path_text, max_size=2),
-        ),
-        min_size=1,
-        max_size=3,
-    ),
-    st.sampled_from([" && ", " | ", "; ", " || "]),
-    st.sampled_from(["", "", "", " > out.txt", " 2>&1", " # 31337", " &"]),
-)
-
-clean_command = st.builds(
-    command_text,
-    st.lists(
-        st.tuples(
-            st.sampled_from([*READ_PROGRAMS, "git status", "git log --oneline -3", "git diff --stat", "pwd"]),
-            st.lists(clean_path, max_size=2),
-        ),
-        min_size=1,
-        max_size=3,
-    ),
-    st.sampled_from([" && ", " | "]),
-    st.just(""),
-)
 
 PATCH = "*** Begin Patch\n*** {op} File: {path}\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
 
@@ -257,7 +239,7 @@ def policy_pool() -> list[dict[str, Any]]:
     return pool
 
 
-POLICIES = policy_pool()
+POLICIES = [json.dumps(p) for p in policy_pool()]
 
 GRANT_TWEAKS = [
     {},
@@ -293,6 +275,9 @@ CONFIGS = [
     {"unattended_ask": "allow"},
 ]
 
+# The configurations as OPA holds them, serialized once (copied per input).
+CONFIG_DATA = [json.dumps(Config(**c).to_opa_data()) for c in CONFIGS]
+
 ORGS = [None, None, None, {"agent": {"deny": [{"code": "ORG_X", "message": "no"}]}}, {"agent": {"ask": []}}]
 BUNDLES = [
     None,
@@ -313,36 +298,40 @@ PROVENANCE = [None, None, None, {}, {"matches": [{"value": "john@example.com", "
 
 @st.composite
 def generated_case(draw: st.DrawFn) -> Case:
+    # Hypothesis draws one seeded Random per input and the choices come from it: ten thousand
+    # inputs in seconds, reproducible from hypothesis' own seed.
+    rnd = draw(st.randoms(use_true_random=False))
     # Three in four inputs are plain (each condition the fast tier checks holds, but for one in
     # fifteen), so the fast tier answers often and the near misses are many; the rest vary freely.
-    plain = draw(st.integers(0, 3)) > 0
+    plain = rnd.random() < 0.75
 
     def pick(options: list[Any], clean: Any = None) -> Any:
-        if plain and draw(st.integers(0, 14)) > 0:
+        if plain and rnd.random() < 14 / 15:
             return clean
-        return draw(st.sampled_from(options))
+        return rnd.choice(options)
 
     ws = pick(WORKSPACES, "/srv/app")
     cwd = pick([ws or "/srv/app", HOME, "/tmp"], ws or "/srv/app")
-    host = host_for(ws, draw(st.booleans()), cwd, draw(st.booleans()))
-    kind = draw(st.sampled_from([*CALL_KINDS, "send", "other"]))
-    path = draw(clean_path) if plain and draw(st.integers(0, 3)) > 0 else draw(path_text)
-    cmd = draw(clean_command) if plain and draw(st.integers(0, 3)) > 0 else draw(command)
+    host = host_for(ws, rnd.random() < 0.5, cwd, rnd.random() < 0.5)
+    kind = rnd.choice([*CALL_KINDS, "send", "other"])
+    clean = plain and rnd.random() < 0.75
     tool, args = call_for(
-        kind, path, cmd, pick(CONTENTS, "hello"), draw(st.sampled_from(["Update", "Add", "Update", "Delete"]))
+        kind,
+        path_text(rnd, clean),
+        command_text(rnd, clean),
+        pick(CONTENTS, "hello"),
+        rnd.choice(["Update", "Add", "Update", "Delete"]),
     )
     facts = build_facts(tool, args, facts_context(host))
     provenance = pick(PROVENANCE)
     if provenance is not None:
         facts["provenance"] = provenance
-    session = SessionFacts()
-    doc = decision_input("t1", tool, args, "c1", session, host, facts)
+    doc = decision_input("t1", tool, args, "c1", SessionFacts(), host, facts)
     doc["session"]["taint"].update(pick(TAINTS, {}))
     if pick([True, False], False):
         doc["session"]["delegation"] = {"launching": 1, "short": 0, "long": 0, "error": ""}
-    policy = json.loads(json.dumps(draw(st.sampled_from(POLICIES))))
-    grants = policy.get("grants", [])
-    for g in grants:
+    policy = json.loads(rnd.choice(POLICIES))
+    for g in policy.get("grants", []):
         g.update(pick(GRANT_TWEAKS, {}))
         doc["session"]["counters"]["by_grant"][g["id"]] = pick([0, 1, 5], 0)
     prohibition = pick(PROHIBITIONS)
@@ -354,9 +343,9 @@ def generated_case(draw: st.DrawFn) -> Case:
         policy["bounds"] = {**policy.get("bounds", {}), "paths": ["/srv/app/src"]}
     if pick([True, False], False):
         policy["budgets"] = {**policy.get("budgets", {}), "max_calls": 3}
-        doc["session"]["counters"]["calls"] = draw(st.sampled_from([0, 5]))
-    tasks = {} if draw(st.integers(0, 19)) == 0 else {"t1": {**policy, "task": "t1"}}
-    config = Config(**pick(CONFIGS, {})).to_opa_data()
+        doc["session"]["counters"]["calls"] = rnd.choice([0, 5])
+    tasks = {} if rnd.random() < 0.05 else {"t1": {**policy, "task": "t1"}}
+    config = json.loads(pick(CONFIG_DATA, CONFIG_DATA[0]))
     case: Case = {"name": f"generated/{kind}", "input": doc, "tasks": tasks, "config": config}
     if (org := pick(ORGS)) is not None:
         case["org"] = org
@@ -383,6 +372,7 @@ def generate(n: int) -> list[Case]:
     return out
 
 
+@pytest.mark.timeout(1800)
 def test_fast_tier_matches_the_full_policy_on_generated_inputs() -> None:
     cases = generate(GENERATED)
     assert len(cases) >= GENERATED

@@ -18,8 +18,6 @@ import data.opafence.lib.paths
 import data.opafence.settings
 import data.opafence.task
 
-tab := data.opafence.fast.tables
-
 # METADATA
 # title: decision
 # description: |
@@ -200,12 +198,13 @@ clean_path(p) if {
 	parts := split(np, "/")
 	every part in array.slice(parts, 1, count(parts)) {
 		not startswith(part, ".")
-		not tab.install_dirs[part]
+		not data.opafence.fast.tables.install_dirs[part]
 	}
-	not tab.names[parts[count(parts) - 1]]
-	every s in tab.suffixes {
-		not endswith(np, s)
-	}
+	base := parts[count(parts) - 1]
+	not data.opafence.fast.tables.names[base]
+	not data.opafence.fast.tables.suffixes[extension(base)]
+	not under_system(parts)
+	not data.opafence.fast.tables.system_above[np]
 	every r in guarded_roots {
 		not within(np, r)
 		not within(r, np)
@@ -214,11 +213,17 @@ clean_path(p) if {
 		not within(h, np)
 	}
 	not home_top_guarded(np)
-	every s in tab.system_paths {
-		not within(np, s)
-		not within(s, np)
-	}
-	not np in {x | some x in tab.system_parents}
+}
+
+extension(name) := concat("", [".", xs[count(xs) - 1]]) if {
+	xs := split(name, ".")
+	count(xs) > 1
+} else := ""
+
+# One of the path's ancestors (or itself) is a system place: a lookup per level, not a scan.
+under_system(parts) if {
+	some i in numbers.range(2, count(parts))
+	data.opafence.fast.tables.system_paths[concat("/", array.slice(parts, 0, i))]
 }
 
 # The first directory below a home (its own or another user's) is one the guards' home tables
@@ -227,21 +232,21 @@ home_top_guarded(np) if {
 	some h in homes
 	startswith(np, concat("", [h, "/"]))
 	rel := substring(np, count(h) + 1, -1)
-	tab.home_tops[split(rel, "/")[0]]
+	data.opafence.fast.tables.home_tops[split(rel, "/")[0]]
 }
 
 home_top_guarded(np) if {
 	parts := split(np, "/")
 	parts[1] in {"home", "users"}
 	count(parts) > 3
-	tab.home_tops[parts[3]]
+	data.opafence.fast.tables.home_tops[parts[3]]
 }
 
 home_top_guarded(np) if {
 	parts := split(np, "/")
 	parts[1] == "root"
 	count(parts) > 2
-	tab.home_tops[parts[2]]
+	data.opafence.fast.tables.home_tops[parts[2]]
 }
 
 # --- the task ---------------------------------------------------------------------------------
@@ -274,7 +279,7 @@ answer := {"classes": ["READ"], "grants": []} if {
 
 # read_file and search_files on clean workspace paths.
 read_call if {
-	tab.read_tools[input.call.tool]
+	data.opafence.fast.tables.read_tools[input.call.tool]
 	count(input.facts.paths) > 0
 	every p in input.facts.paths {
 		p.via == "arg"
@@ -313,14 +318,14 @@ shell_read if {
 
 plain_read(c) if {
 	plain_command(c)
-	tab.read_commands[c.name]
+	data.opafence.fast.tables.read_commands[c.name]
 }
 
 plain_read(c) if {
 	plain_command(c)
 	c.name == "git"
 	count(c.argv) > 1
-	ruled := tab.git_reads[c.argv[1]]
+	ruled := data.opafence.fast.tables.git_reads[c.argv[1]]
 	every t in array.slice(c.argv, 2, count(c.argv)) {
 		every f in ruled {
 			not startswith(t, f)
@@ -351,7 +356,7 @@ plain_command(c) if {
 # The paths a write_file or patch call writes, when every one is clean and nothing else happens.
 write_paths := ps if {
 	input.call.tool in {"write_file", "patch"}
-	tab.write_tools[input.call.tool]
+	data.opafence.fast.tables.write_tools[input.call.tool]
 	not object.get(input.call.args, "cross_profile", false)
 	object.get(input.call.args, "mode", "replace") != "patch"
 	ps := {p.path | some p in input.facts.paths}
@@ -364,7 +369,7 @@ write_paths := ps if {
 	}
 } else := ps if {
 	input.call.tool == "patch"
-	tab.write_tools.patch
+	data.opafence.fast.tables.write_tools.patch
 	not object.get(input.call.args, "cross_profile", false)
 	input.call.args.mode == "patch"
 	ps := {p.path | some p in input.facts.paths}
