@@ -112,10 +112,11 @@ def build() -> dict[str, Any]:
         *secrets["secret_names"],
         *secrets["hermes_secret_files"],
         *secrets["secret_name_samples"],
-        *taint["instruction_files"],
-        *taint["exec_files"],
         *STARTUP_NAMES,
     }
+    # Files the next agent reads as instructions, or that run with the build: guarded when
+    # written (taint.rego's changed_paths), not when read.
+    write_names = {*taint["instruction_files"], *taint["exec_files"]}
     names |= {norm(p).rsplit("/", 1)[-1] for p in [*home_tables, *dir_tables, *system_tables]}
     tops = {norm(p).split("/")[0] for p in home_tables}
     suffixes = [*secrets["secret_suffixes"], *taint["exec_suffixes"], ".env"]
@@ -136,6 +137,7 @@ def build() -> dict[str, Any]:
             "read_commands": {c: True for c in read_commands},
             "git_reads": git_reads,
             "names": {n.lower(): True for n in sorted(names) if not n.startswith(".")},
+            "write_names": {n.lower(): True for n in sorted(write_names) if not n.startswith(".")},
             "suffixes": {s.lower(): True for s in sorted(suffixes)},
             "home_tops": {t: True for t in sorted(tops) if not t.startswith(".")},
             "install_dirs": {d: True for d in INSTALL_DIRS},

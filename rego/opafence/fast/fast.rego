@@ -185,7 +185,7 @@ homes contains h if some h in {"/home", "/users", "/root"}
 # METADATA
 # title: clean_path
 # description: |
-#   A canonical path inside the workspace that no guard's table names: no dot-component, no
+#   A canonical path inside the workspace that no guard's table names for reads: no dot-component, no
 #   guarded file name or suffix, no glob, nothing of opafence's, Hermes' or the system's, no
 #   home's guarded top directory, and not above any of those.
 clean_path(p) if {
@@ -213,6 +213,13 @@ clean_path(p) if {
 		not within(h, np)
 	}
 	not home_top_guarded(np)
+}
+
+# A path a write may name: clean, and not a file the next agent reads as instructions or that
+# runs with the build, tests or CI.
+clean_write(p) if {
+	clean_path(p)
+	not data.opafence.fast.tables.write_names[regex.replace(norm(p), `^.*/`, "")]
 }
 
 extension(name) := concat("", [".", xs[count(xs) - 1]]) if {
@@ -365,7 +372,7 @@ write_paths := ps if {
 		p.via == "arg"
 		p.op == ""
 		p.arg == "path"
-		clean_path(p.path)
+		clean_write(p.path)
 	}
 } else := ps if {
 	input.call.tool == "patch"
@@ -377,7 +384,7 @@ write_paths := ps if {
 	every p in input.facts.paths {
 		p.via == "patch"
 		p.op in {"update", "add"}
-		clean_path(p.path)
+		clean_write(p.path)
 	}
 }
 

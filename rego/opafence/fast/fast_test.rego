@@ -123,8 +123,7 @@ test_answers_with_only_its_own_bundle if {
 
 test_declines_paths_the_guards_name if {
 	every p in [
-		"/srv/app/.env", "/srv/app/prod.env", "/srv/app/id_rsa", "/srv/app/certs/server.pem", "/srv/app/AGENTS.md",
-		"/srv/app/Makefile", "/srv/app/lib/site-packages/x.py", "/srv/app/src/*.py", "/srv/elsewhere/a.txt",
+		"/srv/app/.env", "/srv/app/prod.env", "/srv/app/id_rsa", "/srv/app/certs/server.pem", "/srv/app/lib/site-packages/x.py", "/srv/app/src/*.py", "/srv/elsewhere/a.txt",
 		"/home/dev/.hermes/opafence/x", "relative/a.txt",
 	] {
 		declines(read(p), {}, config)
@@ -191,6 +190,13 @@ test_declines_writes_no_plain_grant_covers if {
 	] {
 		inp := object.union(write("/srv/app/notes/a.md"), {"session": object.union(session, {"counters": {"by_grant": {"g1": 1}}})})
 		declines(inp, tasks, config)
+	}
+}
+
+test_reads_but_never_writes_instructions_and_build_files if {
+	every p in ["/srv/app/AGENTS.md", "/srv/app/Makefile", "/srv/app/pyproject.toml"] {
+		answers(read(p), {"t1": edit_task}, config)
+		declines(write(p), {"t1": edit_task}, config)
 	}
 }
 
