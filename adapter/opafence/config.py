@@ -50,6 +50,14 @@ class Strict(BaseModel):
 class OpaConfig(Strict):
     binary: str | None = None
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # How a local OPA is spoken to: "auto" runs opafence-pdp (a pipe, no HTTP) when it is
+    # there and the stock `opa run --server` on a unix socket otherwise; "pdp" and "server"
+    # insist on one. Remote mode (url) is always the server.
+    transport: Literal["auto", "pdp", "server"] = "auto"
+    pdp_binary: str | None = None
+    pdp_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # A second PDP kept started and fed every write, promoted when the first dies.
+    pdp_standby: bool = True
     url: str | None = None
     token_file: str | None = None
     timeout_ms: int = Field(default=250, ge=10, le=60_000)
@@ -245,6 +253,24 @@ class DelegationConfig(Strict):
         return self.model_dump()
 
 
+class LedgerConfig(Strict):
+    """Where the spend ledger lives: this home's file, or one PostgreSQL row shared by a fleet."""
+
+    kind: Literal["file", "postgres"] = "file"
+    # A file holding a postgresql:// DSN (0600; a credential the agent may not read).
+    dsn_file: str | None = None
+    # Hosts that share caps use the same name; different names keep separate ledgers.
+    name: str = Field(default="default", min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _dsn_for_postgres(self) -> LedgerConfig:
+        if self.kind == "postgres" and not self.dsn_file:
+            raise ValueError("a postgres ledger needs dsn_file (a 0600 file holding the DSN)")
+        if self.kind == "file" and self.dsn_file:
+            raise ValueError("dsn_file only applies to kind: postgres")
+        return self
+
+
 class BudgetsConfig(Strict):
     # Per-task tool-call budgets (the task policy's own budgets).
     max_calls: int | None = Field(default=None, ge=1)
@@ -266,6 +292,7 @@ class BudgetsConfig(Strict):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     prices_file: str | None = None
     delegation: DelegationConfig = Field(default_factory=DelegationConfig)
+    ledger: LedgerConfig = Field(default_factory=LedgerConfig)
 
     @model_validator(mode="after")
     def _soft_below_hard(self) -> BudgetsConfig:
@@ -294,8 +321,12 @@ class BudgetsConfig(Strict):
 
 
 class AuditConfig(Strict):
-    """Optional forwarding of the audit trail's signed head to an organization's collector."""
+    """What the trail keeps of a call's targets, and the optional forwarding of its signed head
+    to an organization's collector."""
 
+    # redacted: command name and first word, paths, recipient domains, URL hosts (audit_targets.py);
+    # none: argument hashes only; full: the command line, addresses and URLs as given.
+    targets: Literal["redacted", "none", "full"] = "redacted"
     forward_url: str | None = None
     forward_token_file: str | None = None
     forward_interval_s: float = Field(default=60.0, ge=1.0, le=86_400.0)
@@ -306,6 +337,16 @@ class AuditConfig(Strict):
         if v is not None and not v.startswith(("https://", "http://127.0.0.1", "http://localhost")):
             raise ValueError("must be an https:// URL (or a loopback http:// URL)")
         return v
+
+
+class ProvenanceConfig(Strict):
+    """Values of untrusted content kept per task (provenance/ledger.py)."""
+
+    # More than this evicts the oldest, and then every target not in the owner's words counts
+    # as untrusted for the rest of the task.
+    max_values: int = Field(default=50_000, ge=100, le=5_000_000)
+    # The owner's own addresses, numbers and handles: never untrusted, like their own words.
+    identity: list[str] = Field(default_factory=list)
 
 
 class Config(Strict):
@@ -324,6 +365,7 @@ class Config(Strict):
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
 
     @field_validator("host_id")
     @classmethod
@@ -332,13 +374,19 @@ class Config(Strict):
             raise ValueError(f"must match {HOST_ID_PATTERN} (letters, digits, '.', '_', '-')")
         return v
 
-    def task_host_id(self) -> str | None:
-        """The prefix of this host's task keys: host_id, else (remote mode, where a shared OPA
-        holds many hosts' tasks) the machine's name made to fit HOST_ID_PATTERN; none locally."""
-        if self.host_id or self.opa.url is None:
+    def host_name(self) -> str:
+        """This host's id: host_id, else the machine's name made to fit HOST_ID_PATTERN."""
+        if self.host_id:
             return self.host_id
         name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname()).lstrip("._-")[:63]
         return name or "host"
+
+    def task_host_id(self) -> str | None:
+        """The prefix of this host's task keys: host_id, else in remote mode (a shared OPA holds
+        many hosts' tasks) the machine's name; none for a local OPA without a host_id."""
+        if self.host_id or self.opa.url is None:
+            return self.host_id
+        return self.host_name()
 
     @field_validator("org_bundles")
     @classmethod
@@ -358,6 +406,7 @@ class Config(Strict):
             *(b.token_file for b in self.org_bundles),
             self.decision_logs.token_file if self.decision_logs else None,
             self.audit.forward_token_file,
+            self.budgets.ledger.dsn_file,
         ]
         return canonical_paths(raw)
 
@@ -373,6 +422,7 @@ class Config(Strict):
             self.bundle.path,
             self.budgets.prices_file,
             self.opa.binary,
+            self.opa.pdp_binary,
         ]
         return canonical_paths(raw)
 

@@ -12,18 +12,21 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from opafence import audit_targets
 from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering
+from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, default_workspace
 from opafence.inputs import decision_input
@@ -31,6 +34,9 @@ from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
+from opafence.printable import lockdown_status, printable
+from opafence.provenance import note_message, note_result
+from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret
 
 if TYPE_CHECKING:
@@ -103,7 +109,9 @@ def explain(tool: str, reasons: list[Reason], limit: int = 3) -> str:
     shown = "; ".join(f"{r.message} [{r.code}]" for r in reasons[:limit]) or "no rule allowed it"
     more = f" (+{len(reasons) - limit} more)" if len(reasons) > limit else ""
     fix = next((r.fix for r in reasons if r.fix), "")
-    return f"{shown}{more}." + (f" {fix}" if fix else "")
+    # Reasons quote the call's own values (addresses, paths, commands): Hermes prints this in
+    # its approval prompt, so nothing in it may steer the person's terminal.
+    return printable(f"{shown}{more}." + (f" {fix}" if fix else ""))
 
 
 class Fence:
@@ -126,6 +134,8 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self.notices = Notices()  # what the person sees of blocks (hermes/notices.py)
+        self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
@@ -141,6 +151,24 @@ class Fence:
         self.error = reason
         self._ready.set()
         log.error("opafence could not start: %s", reason)
+        self._tell_lockdown(reason)
+
+    def _tell_lockdown(self, reason: str) -> None:
+        """Once per process: the reason on stderr, and a `lockdown` entry in the trail (which
+        is opened here if setup failed before it got that far). Never raises."""
+        if self._lockdown_told.is_set():
+            return
+        self._lockdown_told.set()
+        with contextlib.suppress(Exception):
+            told = f"opafence: {lockdown_status(reason)}. Fix it, or disable the plugin."
+            print(told, file=sys.stderr, flush=True)
+        try:
+            if self.audit is None:
+                self.audit = AuditLog(ensure_private_dir(state_dir()) / "audit.jsonl")
+        except Exception as e:
+            log.error("opafence: cannot open the audit trail to record the lockdown: %s", e)
+            return
+        self._audit({"event": "lockdown", "reason": printable(reason)})
 
     def setup(self, start_in_background: bool = True) -> None:
         """Read the config once, prepare state, start OPA. Failures leave the lockdown in force."""
@@ -156,7 +184,12 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
+        self.store = SessionStore(
+            self.state,
+            self.config.task_idle_hours,
+            self.config.task_host_id(),
+            self.config.provenance.max_values,
+        )
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
@@ -292,18 +325,54 @@ class Fence:
         hermes_dir, _ = self._host_dirs
         return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
 
-    def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
-        return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
+    def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+        """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
+        try:
+            target = audit_targets.summarize(facts, args, self.config.audit.targets)
+        except Exception:
+            log.exception("opafence: target summary failed")
+            return {"target": {"error": ["the target summary failed"]}}
+        return {"target": target} if target else {}
 
-    def _lockdown(self, tool: str) -> dict[str, str] | None:
+    def _block(self, tool: str, reasons: list[Reason], targets: str = "") -> dict[str, str]:
+        message = f"opafence blocked {tool}: {explain(tool, reasons)}"
+        return {"action": "block", "message": message + (f" {printable(targets)}" if targets else "")}
+
+    def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
             return None
         if not self._ready.is_set() and not self.wait_ready():
-            self.error = self.error or "OPA did not become ready in time"
-        if self.error is None:
+            self.fail(self.error or "OPA did not become ready in time")
+        error = self.error
+        if error is None:
             return None
-        message = f"opafence could not start: {self.error}. Fix it, or disable the plugin."
+        self._tell_lockdown(error)
+        # Each blocked call is on the trail too, so `opafence log` shows what the lockdown stopped.
+        with contextlib.suppress(Exception):
+            if self.audit is not None:
+                entry = {
+                    "event": "decision",
+                    "session": session_id,
+                    "call": call_id,
+                    "tool": tool,
+                    "classes": [],
+                    "verdict": "block",
+                    "reasons": ["LOCKDOWN"],
+                    "args": self.audit.arg_digests(snapshot(args)),
+                    **self._lockdown_target(tool, snapshot(args)),
+                }
+                self._audit(entry)
+        message = f"opafence could not start: {error}. Fix it, or disable the plugin."
         return {"action": "block", "message": message}
+
+    def _lockdown_target(self, tool: str, snap: dict[str, Any]) -> dict[str, Any]:
+        # Setup may have stopped before the homes were known: facts as a plain process sees them.
+        try:
+            cwd = self.cwd or os.getcwd()
+            context = FactsContext(home=os.path.expanduser("~"), cwd=cwd, hermes_home=str(hermes_home()))
+            return self._target(build_facts(tool, snap, context), snap)
+        except Exception:
+            return {}
 
     def _record_for(self, session_id: str, task_id: str) -> TaskRecord:
         assert self.store is not None
@@ -382,6 +451,9 @@ class Fence:
                     policy.prohibitions = list(previous.prohibitions)
                     policy.revision = previous.revision + 1
             rec.policy = policy
+            # The owner's own values, and the attached or pasted text as untrusted content.
+            identity = [*self.config.provenance.identity, sender]
+            note_message(rec.facts.values, text, rec.messages, identity, self._home())
             self._push(rec)
             self.store.save(rec, durable=True)
         self._audit(
@@ -418,7 +490,7 @@ class Fence:
     ) -> dict[str, str] | None:
         with contextlib.suppress(Exception):
             self.keep_order()
-        locked = self._lockdown(tool)
+        locked = self._lockdown(tool, args, session_id, call_id)
         if locked is not None:
             return locked
         assert self.store is not None and self.bridge is not None
@@ -429,10 +501,12 @@ class Fence:
         flags = host_flags.detect(subagent=subagent)
         host = self.host(flags, rec.platform)
         facts = build_facts(tool, snap, self.facts_context())
+        with self.store._lock:
+            call_no = rec.facts.values.next_call()
+            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
         if getattr(rec, "unsynced", False) and not self._push(rec):
             decision = block("OPA_UNAVAILABLE", "the task's current policy could not be pushed to OPA")
         else:
-            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
             doc["session"]["subagent"] = subagent
             if self.budgets is not None:
                 self.budgets.annotate(doc, rec.key, tool, snap, call_id)
@@ -455,6 +529,7 @@ class Fence:
                         grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
                         ingests=tuple(decision.ingests),
+                        call_no=call_no,
                     ),
                 )
             self.store.save(rec)
@@ -471,6 +546,7 @@ class Fence:
                 "monitor": decision.monitor.would if decision.monitor else None,
                 "args": arg_digests(snap),
                 "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
+                **self._target(facts, snap),
             }
         )
         if unrecorded is not None:
@@ -478,16 +554,28 @@ class Fence:
             return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
+        # Where each target came from (in the user's words, or which result brought it in).
+        targets = describe_targets(facts.get("provenance", {}))
         if decision.verdict == "ask":
             # Hermes keeps "always" approvals forever: the key names the task, the policy
             # revision and the exact action, so an approval never leaks into another task.
             action = action_hash(tool, snap, decision, facts)
+            message = f"opafence: {printable(tool)} needs your approval: " + explain(tool, decision.reasons)
             return {
                 "action": "approve",
-                "message": f"opafence: {tool} needs your approval: {explain(tool, decision.reasons)}",
+                "message": message + (f" {printable(targets)}" if targets else ""),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
-        return self._block(tool, decision.reasons)
+        codes = [r.code for r in decision.reasons]
+        self.notices.blocked(rec.key, tool, codes, self._notice_target(facts, snap), not flags.auto_approve)
+        return self._block(tool, decision.reasons, targets)
+
+    def _notice_target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+        # The person's own terminal gets the redacted summary, whatever the trail keeps.
+        try:
+            return audit_targets.one_line(audit_targets.summarize(facts, args, "redacted"))
+        except Exception:
+            return ""
 
     def tool_execution(
         self,
@@ -563,16 +651,30 @@ class Fence:
         tool_call_id: str = "",
         status: str = "",
         error_message: str = "",
+        result: Any = None,
         **_: Any,
     ) -> None:
-        """Session facts: what ran, what content came in; give back reservations of calls that did not run."""
+        """Session facts: what ran, what content came in (and its values); give back
+        reservations of calls that did not run."""
         try:
-            self._post_tool_call(tool_name, args, task_id or "", session_id or "", tool_call_id or "", status)
+            self._post_tool_call(
+                tool_name, args, task_id or "", session_id or "", tool_call_id or "", status, result
+            )
         except Exception:
             log.exception("opafence: post_tool_call failed")
+            self._values_failed(tool_name, task_id or "", session_id or "")
+
+    def _values_failed(self, tool: str, task_id: str, session_id: str) -> None:
+        # The result's values may be lost: the task's unbound targets count as untrusted.
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                rec = self.store.get(self.store.root_session(session_id, task_id) or UNSCOPED)
+                if rec is not None:
+                    with self.store._lock:
+                        rec.facts.values.mark_lossy(f"recording the result of {tool} failed")
 
     def _post_tool_call(
-        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str, result: Any
     ) -> None:
         if self.store is None or self.error is not None:
             return
@@ -588,6 +690,9 @@ class Fence:
         with self.store._lock:
             if ran:
                 rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
+                note_result(
+                    rec.facts.values, tool, decided.call_no, result, decided.ingests, snap, self._home()
+                )
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)
@@ -620,10 +725,12 @@ class Fence:
             log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
-        """The session is over: unload its task from OPA (its file stays until it expires)."""
+        """The session is over: unload its task from OPA (its file stays until it expires), and
+        say on stderr what was blocked if nobody could have answered."""
         try:
             if self.store is None or self.bridge is None or not session_id:
                 return
+            self.notices.flush(self.store.task_key(session_id))
             self.bridge.delete_task(self.store.task_key(session_id))
             self.store.unload(session_id)
         except Exception:

@@ -40,6 +40,8 @@ _NEEDS: dict[str, tuple[str, str]] = {
     "delete": ("paths", "a delete needs a literal path (or names emails, events, records: no files)"),
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
+    "delete_branch": ("commands", "deleting a branch needs the branch's name"),
+    "browse": ("domains", "clicking or typing needs the page the owner named"),
     "share": ("recipients", "sharing needs a literal recipient the owner asked to share with"),
 }
 # Classes whose grants may name the people a call reaches (attendees, payees, grantees).
@@ -55,10 +57,20 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "run_format": (frozenset({"format", "reformat", "prettify", "autoformat"}), lx.FORMAT_WORDS),
     "chmod": (lx.PERMISSION_VERBS, frozenset({"executable", "permissions", "permission", "mode"})),
     "commit": (
-        lx.COMMIT_VERBS | {"branch", "checkout", "switch", "merge", "stage"},
+        lx.COMMIT_VERBS
+        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
         frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
     ),
-    "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
+    "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
+    "run_server": (frozenset({"serve"}), lx.SERVER_WORDS | {"dev"}),
+    "run_migrations": (frozenset({"migrate"}), lx.MIGRATION_WORDS),
+    "create_venv": (frozenset(), lx.VENV_WORDS | {"virtual", "env"}),
+    "run_code": (lx.CODE_VERBS, lx.CODE_TOOLS | {"out"}),
+    "delete_branch": (frozenset(), lx.REF_WORDS),
+    "skill": (frozenset(), frozenset({"skill", "skills"})),
+    "browse": (lx.BROWSE_VERBS, lx.BROWSE_WORDS),
+    "page_title": (frozenset(), frozenset({"title", "document.title"})),
+    "schedule": (lx.SCHEDULE_VERBS, lx.SCHEDULE_WORDS),
 }
 _NEVER_GRANTED = {
     "READ": "reads need no grant",
@@ -98,6 +110,7 @@ class _Instruction:
                 self.domains.add(t.core.lower().rstrip("."))
         self.recipients = {t.core.lower() for t in analysis.tokens if tx.is_recipient(t.core)}
         self.host = host
+        self.whole = analysis.text  # the owner's message as sent (harden sets it)
         self._path_tokens: dict[str, str] | None = None
 
     @property
@@ -225,11 +238,18 @@ def _check_targets(
     out.recipients = keep
 
     keep = []
+    page_domains: set[str] = set()
+    span = ins.span(g.evidence)
+    if g.capability == "browse" and span is not None:
+        # "Open https://x.com and click ...": the page is named in the quote, by the open before it
+        page_domains = _Tokens(
+            [t for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]]
+        ).domains
     for d in g.domains:
         low = d.strip().lower().rstrip(".")
         if "*" in low or "." not in low:
             _drop(h, g, "a domain bound must be a literal host name", message, f"domain {d}")
-        elif low not in local.domains:
+        elif low not in local.domains and low not in page_domains:
             _drop(h, g, "not a whole token of the quoted request", message, f"domain {d}")
         elif low not in keep:
             keep.append(low)
@@ -253,6 +273,14 @@ def _check_targets(
     keep = []
     for cmd in g.commands:
         norm = " ".join(cmd.split())
+        if g.capability == "delete_branch":
+            # git branch -d NAME for a branch the quote names: only the safe delete of a merged branch
+            m = re.match(r"^git branch (?:-d|--delete) ([A-Za-z0-9][A-Za-z0-9._/-]*)$", norm)
+            if m is None or m.group(1) not in local.cores:
+                _drop(h, g, "not a branch named in the owner's instruction", message, f"command {cmd}")
+            elif norm not in keep:
+                keep.append(norm)
+            continue
         if not norm or f" {norm} " not in local.command_text:
             _drop(h, g, "not a literal command in the owner's instruction", message, f"command {cmd}")
         elif norm not in keep:
@@ -359,6 +387,12 @@ def harden_grant(
             message,
         )
         return None
+    conditional = ins.analysis.conditional
+    if cls in rules._CONSEQUENTIAL and all(
+        ins.analysis.clauses.index(c.clause) in conditional for c in clauses
+    ):
+        _drop(h, g, rules._CONDITIONAL_ASKS, message)
+        return None
     if cap == "pay" and all(c.lemma == "send" for c in clauses):
         span_text = ins.text[span[0] : span[1]]
         if not rules._MONEY.search(span_text):
@@ -373,6 +407,8 @@ def harden_grant(
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
     out.literals = []
+    # A note, a skill, a job: what it writes may use only the words of the owner's quote.
+    out.words = quote_words(_sentence_text(ins, clauses)) if cap in WORDED_CAPS else []
     if cap == "run_command":
         _expand_commands(out, host)
     if cls != "LOCAL_WRITE":
@@ -418,6 +454,74 @@ def harden_grant(
     return out
 
 
+# A script named by its path runs through its interpreter as well as directly: the same script,
+# the same arguments, nothing else ("run scripts/seed.py" covers python3 scripts/seed.py).
+_INTERPRETERS: dict[str, tuple[str, ...]] = {
+    "py": ("python", "python3"),
+    "sh": ("bash", "sh"),
+    "bash": ("bash",),
+    "rb": ("ruby", "bundle exec ruby"),
+    "js": ("node",),
+    "mjs": ("node",),
+    "cjs": ("node",),
+    "ts": ("npx tsx", "npx ts-node", "deno run", "bun"),
+    "pl": ("perl",),
+    "php": ("php",),
+    "go": ("go run",),
+}
+_SCRIPT = re.compile(r"^(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*\.([a-z]+)$")
+
+
+def _script_forms(cmd: str) -> list[str]:
+    """The other spellings of a command that runs one script by its path, or []."""
+    head, _, rest = cmd.partition(" ")
+    m = _SCRIPT.match(head)
+    if m is None or ".." in head:
+        return []
+    bare = head[2:] if head.startswith("./") else head
+    tail = f" {rest}" if rest else ""
+    forms = [f"{i} {bare}{tail}" for i in _INTERPRETERS.get(m.group(1), ())]
+    forms += [f"{i} ./{bare}{tail}" for i in _INTERPRETERS.get(m.group(1), ())]
+    if not head.startswith("./"):
+        forms.append(f"./{bare}{tail}")
+    elif "/" in bare:  # tools/x.sh is a path to the shell too; a bare x.sh would be looked up in PATH
+        forms.append(f"{bare}{tail}")
+    return forms
+
+
+WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse", "commit"})
+
+
+def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:
+    """The owner's whole sentences the quoted clauses stand in ("set a reminder for 3pm: call the
+    dentist": the prompt is the clause after the colon)."""
+    sents = {c.clause.sentence for c in clauses}
+    parts = [c for c in ins.analysis.clauses if c.sentence in sents]
+    if not parts:
+        return ""
+    end = max(c.end for c in parts)
+    if ins.text[end:].lstrip().startswith(":"):
+        # "Remember this: ...", "remind me at 9: ...": what follows the colon is what to write
+        parts += [c for c in ins.analysis.clauses if c.sentence == max(sents) + 1]
+        end = max(c.end for c in parts)
+    tail = re.match(r"[^\n.!?]*(?:[.!?](?=\S)[^\n.!?]*)*", ins.text[end:])
+    text = ins.text[min(c.start for c in parts) : end + (tail.end() if tail else 0)]
+    # A phrase the owner quoted inline ("with the words 'stand up and stretch'") was set aside as
+    # data (grants nothing), but it is what the owner dictated: read it back from the message.
+    if "\u2026" in text:
+        quote = "[\"'\u201c\u201d\u2018\u2019]"
+        pieces = [re.escape(p).replace('"', quote) for p in text.split("\u2026")]
+        m = re.search(".{0,600}?".join(pieces), ins.whole, re.DOTALL)
+        if m is not None:
+            return m.group(0)
+    return text
+
+
+def quote_words(text: str) -> list[str]:
+    """The words of a quote as Rego compares them (lower-case runs of letters and digits)."""
+    return sorted(set(re.findall(r"[a-z0-9]+", text.lower())))
+
+
 def _expand_commands(g: DraftGrant, host: Host) -> None:
     """Each literal the owner typed -> the simple commands the facts will show for it, and the
     literals Rego compares a call's commands with (intent/commands.py)."""
@@ -426,6 +530,8 @@ def _expand_commands(g: DraftGrant, host: Host) -> None:
         parsed = parse_literal(cmd, host)
         commands.extend(c for c in parsed.commands if c not in commands)
         g.literals.extend(x for x in parsed.literals if x not in g.literals)
+        if len(parsed.commands) == 1:
+            commands.extend(f for f in _script_forms(parsed.commands[0]) if f not in commands)
     g.commands = commands
 
 
@@ -499,6 +605,7 @@ def harden(
         confirm=dict(reading.confirm),
     )
     ins = _Instruction(analysis, host)
+    ins.whole = whole
     h.prohibitions = list(reading.prohibitions)
     for p in _check_prohibitions(draft, whole, h):
         if not any(_same_prohibition(p, q) for q in h.prohibitions):

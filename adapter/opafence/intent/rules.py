@@ -23,7 +23,9 @@ _PACKAGE_NOISE = frozenset(
         "package packages library libraries lib libs dependency dependencies deps module modules tool "
         "tools the a an latest newest new version versions using with via from pip npm yarn it them "
         "also plus python node crate crates gem gems please first again globally locally into in for to "
-        "and or"
+        "and or requirements requirement dev editable mode extras project project's its this everything "
+        "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
+        "missing needed required up installed this repo needs go"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -102,9 +104,10 @@ def _conditional_sentence(sent: list[tx.Token]) -> bool:
     )
 
 
-def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
-    """("request", verb index) for an imperative clause, else (why it grants nothing, -1)."""
-    if _conditional_sentence(sent):
+def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -> tuple[str, int]:
+    """("request", verb index) for an imperative clause, else (why it grants nothing, -1).
+    `consequent`: the clause is the action of a conditional ("if X, do Y"), judged on its own."""
+    if not consequent and _conditional_sentence(sent):
         return "conditional", -1
     if any(t.norm in lx.HYPOTHETICAL_CUES and not t.literal for t in sent):
         return "hypothetical", -1
@@ -130,7 +133,16 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         return "question", -1
     if first in ("git", "gh") and tx.verb_at(toks, i + 1):
         i += 1
-    if first.endswith("ing") and first not in ("bring", "ping", "ring", "string") and tx.verb_at(toks, i):
+    # "would you mind running x", "try running x": the gerund is the request
+    after_mind = i > 0 and toks[i - 1].norm in ("mind", "try")
+    if first == "try" and i + 1 < len(toks) and toks[i + 1].norm.endswith("ing") and tx.verb_at(toks, i + 1):
+        i, first, after_mind = i + 1, toks[i + 1].norm, True
+    if (
+        first.endswith("ing")
+        and not after_mind
+        and first not in ("bring", "ping", "ring", "string")
+        and tx.verb_at(toks, i)
+    ):
         return "not imperative", -1  # "Deleting files is not allowed": a gerund subject
     if not tx.verb_at(toks, i) and not (i + 1 < len(toks) and (first, toks[i + 1].norm) in lx.INSTALL_TOOLS):
         return "no verb", -1
@@ -138,7 +150,7 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         t = toks[k]
         if t.literal:
             continue
-        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS and not consequent:
             if (
                 t.norm == "whether"
                 and k + 2 < len(toks)
@@ -506,28 +518,48 @@ def instrument_grants(c: _Clause) -> list[DraftGrant]:
     return [_grant(c, "EXECUTION", "run_command", commands=found)] if found else []
 
 
+def _command_head(t: tx.Token) -> bool:
+    """Does the token start a command: a known program, ./x, or a path to a script?"""
+    return (
+        t.norm in lx.COMMAND_STARTS
+        or t.core.startswith("./")
+        or (tx.is_path_like(t.core) and t.core.rsplit(".", 1)[-1] in _SCRIPT_EXTS)
+    )
+
+
+_RUN_NOISE = frozenset(words("the a an command script program binary file off in at called named"))
+_SCRIPT_EXTS = ("sh", "py", "js", "rb", "pl", "bash", "go", "ts", "mjs", "php")
+
+
 def _run(c: _Clause) -> list[DraftGrant] | str:
     obj = c.obj
     lits = [t.core for t in obj if t.literal]
     if lits:
         return [_grant(c, "EXECUTION", "run_command", commands=[" ".join(x.split()) for x in lits])]
     words = c.words
-    start = next(
-        (k for k, t in enumerate(obj) if t.norm not in ("the", "a", "an", "command", "script")), None
-    )
+    start = next((k for k, t in enumerate(obj) if t.norm not in _RUN_NOISE), None)
+    if start is not None and words & {"script", "program", "binary"} and not _command_head(obj[start]):
+        # "run the notebook export script at scripts/export_nb.py": the script is named further on
+        start = next((k for k, t in enumerate(obj) if _command_head(t) and not t.literal), start)
     if start is not None:
         head = obj[start]
         if (
             head.norm in lx.COMMAND_STARTS
             or head.core.startswith("./")
-            or (
-                tx.is_path_like(head.core)
-                and head.core.rsplit(".", 1)[-1] in ("sh", "py", "js", "rb", "pl", "bash")
-            )
+            or (tx.is_path_like(head.core) and head.core.rsplit(".", 1)[-1] in _SCRIPT_EXTS)
         ):
             parts: list[str] = []
-            for t in obj[start:]:
+            script_head = head.norm not in lx.COMMAND_STARTS
+            for k, t in enumerate(obj[start:]):
                 if not t.literal and t.norm in _COMMAND_STOP:
+                    break
+                # "run scripts/x.py for me", "run ./x.sh on it": a script's words after it are
+                # arguments only when they look like ones (an option, a path, a literal)
+                if (
+                    script_head
+                    and k > 0
+                    and not (t.literal or t.core.startswith("-") or tx.is_path_like(t.core))
+                ):
                     break
                 parts.append(t.core)
                 if t.trail and t.trail[0] in ",;":
@@ -565,10 +597,136 @@ def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
     return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=workspace or not paths)]
 
 
+_GOING = frozenset(words("running going up sure started"))
+# "schedule a meeting with Ann" is a calendar event (an external write), not a job for the agent.
+_CALENDAR_WORDS = frozenset(
+    words("meeting meetings call event events appointment invite calendar standup sync")
+)
+_PIP_FRESH = frozenset(words("latest outdated up-to-date date newest"))
+_PIP_COMPANIONS = ("wheel", "setuptools")
+_GIT_VERBS = frozenset(words("pull revert undo pop apply cherry cherry-pick mv rename move"))
+
+
+def _ref_names(obj: tuple[tx.Token, ...]) -> list[str]:
+    """Branch or tag names the object names ("the merged branch feature/auth", "hotfix-12")."""
+    out = []
+    for k, t in enumerate(obj):
+        if t.literal or t.norm in lx.REF_WORDS or t.norm in _DETERMINERS:
+            continue
+        name = t.core.strip(",.;:()")
+        before = obj[k - 1].norm if k > 0 else ""
+        if before in ("called", "named") and k > 1:
+            before = obj[k - 2].norm
+        # "the branch feature/auth", "hotfix-12 branch"; not "the merged branch", "local branch"
+        looks = before in lx.REF_WORDS or bool(re.search(r"[/\d-]", name))
+        if looks and _ref_name(obj, k) and re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", name):
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+_FOLDER_PLURALS = frozenset(words("folders directories dirs"))
+
+
+def _folders_named(obj: tuple[tx.Token, ...]) -> list[str]:
+    """ "the dist and build directories": plain names before a closing folder word are folders."""
+    toks = [t for t in obj if not t.literal]
+    if not toks or toks[-1].norm.strip(".,") not in lx.FOLDER_WORDS | _FOLDER_PLURALS:
+        return []
+    names = [t.core.strip(",") for t in toks[:-1] if t.norm not in _DETERMINERS | {"and", ","}]
+    ok = all(re.match(r"^[A-Za-z0-9_.-]+$", n) and n.lower() not in lx.GENERIC_OBJECTS for n in names)
+    return names if ok and names else []
+
+
+def _code_grants(c: _Clause) -> list[DraftGrant]:
+    """A computation, parse or plot in execute_code: its code and the files it writes in the
+    workspace (Rego covers only code that runs no command, opens no connection, evaluates no
+    text and writes nothing outside the workspace)."""
+    return [_grant(c, "EXECUTION", "run_code"), _grant(c, "LOCAL_WRITE", "run_code", workspace=True)]
+
+
+def _family(c: _Clause) -> list[DraftGrant] | None:
+    """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
+    virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
+    lem, ws, obj = c.lemma, c.words, c.obj
+    if "document.title" in ws or ("title" in ws and "console" in ws):
+        return [_grant(c, "EXECUTION", "page_title")]
+    if lem in lx.BROWSE_VERBS or (
+        lem in lx.CAPABILITY_VERBS[("EXTERNAL_WRITE", "browse")]
+        and lem not in ("open", "go", "visit", "navigate")
+        and ws & lx.BROWSE_WORDS
+    ):
+        # the page comes from the sentence that names it (compile_rules, _page_of)
+        return [_grant(c, "EXTERNAL_WRITE", "browse", domains=_domains(c.toks))]
+    if "skill" in ws and lem in lx.CAPABILITY_VERBS[("MEMORY_WRITE", "skill")]:
+        return [_grant(c, "MEMORY_WRITE", "skill")]
+    if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
+        return [_grant(c, "EXECUTION", "schedule")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
+        ws & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job"}
+        or (lem in ("ping", "notify", "message") and obj and obj[0].norm == "me" and ws & lx.SCHEDULE_WORDS)
+    ):
+        return [_grant(c, "EXECUTION", "schedule")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_server")] and (
+        lem == "serve"
+        or (
+            ws & lx.SERVER_WORDS
+            and ws & lx.SERVER_QUALIFIERS
+            and (lem not in ("make", "keep", "get") or ws & _GOING)
+        )
+        or ("dev" in ws and ws & {"mode", "app", "server"})
+    ):
+        return [_grant(c, "EXECUTION", "run_server")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_migrations")] and (
+        ws & lx.MIGRATION_WORDS or (lem == "migrate" and (ws & lx.DATABASE_WORDS or not ws))
+    ):
+        return [_grant(c, "EXECUTION", "run_migrations")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "create_venv")] and (
+        ws & lx.VENV_WORDS
+        or ("virtual" in ws and ws & {"environment", "env"})
+        or ("env" in ws and ws & {"python", "uv", "fresh", "conda-free"})
+    ):
+        return [_grant(c, "EXECUTION", "create_venv")]
+    if "pip" in ws | {c.tool} and (lem in ("upgrade", "update", "bump") or ws & _PIP_FRESH):
+        return [_grant(c, "EXECUTION", "install", packages=["pip", *(p for p in _PIP_COMPANIONS if p in ws)])]
+    if (
+        lem in lx.CAPABILITY_VERBS[("EXECUTION", "install")]
+        and ws & lx.DEPENDENCY_WORDS
+        and not _packages(obj)
+    ):
+        return [_grant(c, "EXECUTION", "install")]
+    if (
+        lem in lx.CODE_VERBS
+        or (lem == "work" and "out" in ws)
+        or (lem in ("use", "analyze", "analyse") and ws & lx.CODE_TOOLS)
+    ):
+        return _code_grants(c)
+    if lem in lx.DELETE_VERBS | {"clean", "prune"} and ws & {"branch", "branches"}:
+        refs = _ref_names(obj)
+        if refs:
+            cmds = [f"git branch {flag} {r}" for r in refs for flag in ("-d", "--delete")]
+            files = [p for p in _paths(obj) if p not in refs]
+            also = [_grant(c, "DELETE", "delete", paths=files)] if files else []
+            return [*also, _grant(c, "DELETE", "delete_branch", commands=cmds)]
+    if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
+        paths = _paths(obj)
+        return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
+    if (
+        lem in ("pull", "revert", "cherry", "cherry-pick")
+        or (lem in ("pop", "apply") and "stash" in ws)
+        or (lem == "undo" and ws & {"commit", "revert"})
+        or (lem in ("update", "sync") and ws & {"remote", "upstream", "origin"})
+    ):
+        return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+    return None
+
+
 def grants_for(c: _Clause) -> list[DraftGrant] | str:
     """The grants one imperative clause asks for, or why it asks for none."""
     lem, words, obj = c.lemma, c.words, c.obj
     first = obj[0].norm if obj else ""
+    family = _family(c)
+    if family is not None:
+        return family
 
     if (c.tool and (c.tool, lem) in lx.INSTALL_TOOLS) or lem in (
         "upgrade",
@@ -589,7 +747,10 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     # memory
     if (
         lem in lx.MEMORY_VERBS
-        or (lem == "note" and first == "that")
+        or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
+        or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
+        or (lem == "make" and "note" in words and words & {"memory", "memories"})
+        or (lem == "forget" and first == "that")
         or (lem == "keep" and "mind" in words)
         or (lem in ("save", "store", "add", "update", "write") and words & {"memory", "memories"})
     ):
@@ -609,6 +770,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
+    if lem == "drop" and (first == "me" or any(t.core.startswith("#") for t in obj)):
+        # "drop me a note in #ops", "drop the numbers in #dana-notes": a message, not a delete
+        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
     if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
@@ -683,6 +847,13 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
 
     # deletion
     if lem in lx.DELETE_VERBS or lem in ("clear", "drop", "clean", "discard", "rid"):
+        if lem == "clean" and _paths(obj):
+            # "clean out the dist/ folder": the named build output goes
+            return [_grant(c, "DELETE", "delete", paths=_paths(obj))]
+        named = _folders_named(obj)
+        if named and not _paths(obj):
+            # "clean the dist and build directories"
+            return [_grant(c, "DELETE", "delete", paths=named)]
         if lem in ("clean", "discard") or (lem == "clear" and first == "up"):
             return _edit(c)
         if lem == "rid" and first == "of":
@@ -851,14 +1022,61 @@ class Analysis:
     tokens: list[tx.Token]
     clauses: list[tx.Clause]
     modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
+    # Clauses that are the action of a conditional ("if it builds, run it", "push it if CI is
+    # green"): they grant their action, never a consequential one (_CONSEQUENTIAL).
+    conditional: frozenset[int] = frozenset()
+
+
+# A consequential action whose condition the agent decides (maybe from what it read) asks.
+_CONSEQUENTIAL = frozenset(words("DELETE FINANCIAL PERMISSION_CHANGE"))
+_CONDITIONAL_ASKS = "under a condition the agent decides, a consequential action asks"
+
+
+def _consequent(sent: list[tx.Token], clause: tx.Clause) -> tx.Clause | None:
+    """The action part of a conditional clause: the clause after "If X," or the clause cut before
+    its "if" ("push it if CI is green" -> "push it"); None for the condition itself."""
+    toks = clause.tokens
+    if not toks:
+        return None
+    if _conditional_sentence(sent):
+        return None if not sent or toks[0].start <= sent[0].start else clause
+    for k in range(1, len(toks)):
+        t = toks[k]
+        if not t.literal and t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+            cut = k - 1 if toks[k - 1].norm in ("only", "just", "but", "and") else k
+            if cut < 1:
+                return None
+            end = toks[cut - 1].end
+            return tx.Clause(
+                clause.text[: end - clause.start], clause.start, end, toks[:cut], clause.sentence
+            )
+    return None
 
 
 def analyze(instruction: str) -> Analysis:
     toks = tx.tokenize(instruction)
     sents = tx.sentences(instruction, toks)
     cls = tx.clauses(instruction, toks)
-    modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
-    return Analysis(instruction, toks, cls, modes)
+    modes = []
+    conditional = set()
+    reminder = -1
+    for n, c in enumerate(cls):
+        sent = sents[c.sentence] if c.sentence < len(sents) else list(c.tokens)
+        mode = mode_of(sent, c)
+        if mode[0] == "conditional":
+            action = _consequent(sent, c)
+            if action is not None:
+                again = mode_of(sent, action, consequent=True)
+                if again[0] == "request":
+                    cls[n], mode = action, again
+                    conditional.add(n)
+        if mode[0] == "request" and reminder == c.sentence:
+            # "remind me to commit and push": what follows is the reminder's text, not a request
+            mode = ("part of a reminder's text", -1)
+        elif mode[0] == "request" and tx.verb_at(c.tokens, mode[1]) == "remind":
+            reminder = c.sentence
+        modes.append(mode)
+    return Analysis(instruction, toks, cls, modes, frozenset(conditional))
 
 
 def _copy_to(
@@ -890,6 +1108,18 @@ def _copy_to(
     return last, merged
 
 
+def _page_of(g: DraftGrant, cls: list[tx.Clause], clause: tx.Clause, instruction: str) -> None:
+    """ "Open https://x.com/signup and click 'Create account'": the page is the one the owner named
+    before, in the same sentence or the nearest earlier one; the quote then spans from there."""
+    k = cls.index(clause)
+    for prev in reversed(cls[:k]):
+        hosts = _domains(prev.tokens)
+        if hosts:
+            g.domains = hosts
+            g.evidence = instruction[prev.start : clause.end]
+            return
+
+
 def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
     """The draft the owner's instruction asks for, and a note per clause for --explain."""
     instruction = split.instruction
@@ -914,6 +1144,14 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
         request = _Clause(clause, verb, lem, tool)
         found = grants_for(request)
+        if not isinstance(found, str) and cls.index(clause) in a.conditional:
+            kept = [g for g in found if g.class_ not in _CONSEQUENTIAL]
+            for g in found:
+                if g not in kept:
+                    notes.append(
+                        Note(clause.text, "ignored", f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}")
+                    )
+            found = kept
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
         if isinstance(found, str):
@@ -923,6 +1161,8 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                 purpose = clause.text
             continue
         for g in found:
+            if g.capability == "browse" and not g.domains:
+                _page_of(g, cls, clause, instruction)
             joined = _copy_to(g, lem, grants, cls, clause, instruction)
             if joined is not None:
                 grants[grants.index(joined[0])] = joined[1]

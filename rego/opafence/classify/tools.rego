@@ -5,6 +5,7 @@ package opafence.classify
 
 import data.opafence.classify.shell
 import data.opafence.lib.action
+import data.opafence.lib.paths
 
 tool_spec := data.opafence.classify.builtin_tools[input.call.tool]
 
@@ -73,7 +74,44 @@ code_paths(ops) := {p.path |
 	object.get(p, "path", "") != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"why": "code"}) if input.call.tool == "execute_code"
+tool_actions contains action.make("EXECUTION", {"why": "code", "caps": code_caps}) if input.call.tool == "execute_code"
+
+# A computation, parse or plot (issue 14): an execute_code grant (run_code) covers code whose facts
+# show no command, no network, no evaluated text, no Hermes tool call and no file written outside
+# the workspace. Anything else has no capability, so only the literal user's words could cover it.
+code_caps := {"run_code"} if plain_code
+
+else := set()
+
+code_command_prefixes := ["subprocess.", "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "pty.", "commands."]
+
+plain_code if {
+	input.call.tool == "execute_code"
+	code.opaque == false
+	code.network == false
+	count(code.tool_calls) == 0
+	count(object.get(input.facts, ["shell", "commands"], [])) == 0
+	not object.get(input.facts, ["shell", "opaque"], false)
+	not code_runs_command
+	every p in code_unread_paths {
+		paths.under_any(p, workspace)
+	}
+}
+
+# Every path the code names for anything but reading, the op unknown included (a library call the
+# facts cannot tell, such as DataFrame.to_csv, may write there).
+code_unread_paths := {p.path |
+	some p in input.facts.paths
+	p.via == "code"
+	p.op != "read"
+	object.get(p, "path", "") != ""
+}
+
+code_runs_command if {
+	some c in code.calls
+	some prefix in code_command_prefixes
+	startswith(c, prefix)
+}
 
 tool_actions contains action.make("UNKNOWN", {"why": "no code facts"}) if {
 	input.call.tool == "execute_code"
@@ -85,7 +123,7 @@ tool_actions contains action.make("UNKNOWN", {"why": "opaque code"}) if {
 	code.opaque == true
 }
 
-tool_actions contains action.make("LOCAL_WRITE", {"paths": ps}) if {
+tool_actions contains action.make("LOCAL_WRITE", {"paths": ps, "caps": ({"edit"} | code_caps)}) if {
 	input.call.tool == "execute_code"
 	ps := code_paths({"write", "append"})
 	count(ps) > 0
@@ -201,10 +239,16 @@ console_evaluates if {
 	trim_space(input.call.args.expression) != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script"}) if {
+tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script", "caps": console_caps}) if {
 	input.call.tool == "browser_console"
 	console_evaluates
 }
+
+# Reading the page's title (document.title, logged or not) is all a page_title grant covers.
+console_caps := {"page_title"} if {
+	regex.match(`^\s*(console\.log\(\s*)?document\.title\s*\)?\s*;?\s*$`, input.call.args.expression)
+	count(regex.find_n(`\(`, input.call.args.expression, -1)) == count(regex.find_n(`\)`, input.call.args.expression, -1))
+} else := set()
 
 tool_actions contains action.make("READ", {}) if {
 	input.call.tool == "browser_console"
@@ -257,9 +301,24 @@ cron_classes := cs if {
 	cs := data.opafence.classify.cron_actions[cron_action]
 } else := ["UNKNOWN"]
 
-tool_actions contains action.make(c, {"why": cron_why(c)}) if {
+tool_actions contains action.make(c, {"why": cron_why(c), "caps": cron_caps}) if {
 	input.call.tool == "cronjob"
 	some c in cron_classes
+}
+
+# A job the owner dictated (issue 14): a schedule grant covers the prompt and the schedule, never a
+# script, a script-only job, other toolsets, another working directory or context pulled in.
+cron_caps := {"schedule"} if {
+	cron_action in {"create", "update", "pause", "resume"}
+	not cron_extras
+} else := set()
+
+cron_extra_args := {"script", "no_agent", "enabled_toolsets", "workdir", "context_from", "skills", "model"}
+
+cron_extras if {
+	some k in cron_extra_args
+	v := input.call.args[k]
+	not v in {null, false, ""}
 }
 
 cron_why("UNKNOWN") := concat("", ["cronjob action ", cron_action])
