@@ -293,7 +293,26 @@ TAINTS = [
     {"untrusted": False, "sources": ["mcp"]},
     {"secret_read": True},
 ]
-PROVENANCE = [None, None, None, {}, {"matches": [{"value": "john@example.com", "source": "web"}]}]
+PROVENANCE = [
+    None,  # what Python records for the call (decision_input)
+    None,
+    {"lossy": True, "why": "the record was cut short", "targets": []},
+    {
+        "lossy": False,
+        "targets": [
+            {
+                "kind": "email", "value": "john@example.com", "arg": "to", "user": False, "untrusted": True,
+                "source": {"tool": "web_extract", "call": 1, "labels": ["web"]},
+            }
+        ],
+    },
+    {
+        "lossy": False,
+        "targets": [
+            {"kind": "path", "value": "/srv/app/notes/a.md", "arg": "path", "user": True, "untrusted": False}
+        ],
+    },
+]  # fmt: skip
 
 
 @st.composite

@@ -88,9 +88,29 @@ untainted if {
 
 empty(v) if v in {false, null, "", 0, [], {}, set()}
 
+# A record of the call's targets that could matter (provenance.rego judges only untrusted
+# targets, and a lossy record): an untrusted or sourced target, a lossy record, or a record not
+# in the usual shape. Targets the user named or nobody sent (untrusted false) change nothing.
 provenance_present if {
-	v := input.facts.provenance
-	not empty(v)
+	p := input.facts.provenance
+	not is_object(p)
+}
+
+provenance_present if input.facts.provenance.lossy != false
+
+provenance_present if {
+	some k, _ in input.facts.provenance
+	not k in {"lossy", "why", "targets"}
+}
+
+provenance_present if {
+	some t in input.facts.provenance.targets
+	not plain_target(t)
+}
+
+plain_target(t) if {
+	t.untrusted == false
+	not t.source
 }
 
 task_plain if {
@@ -110,6 +130,8 @@ facts_plain if {
 	count(input.facts.secrets) == 0
 	count(input.facts.urls) == 0
 	count(input.facts.recipients) == 0
+	count(data.opafence.classify.args.unknown_keys) == 0
+	count(data.opafence.classify.args.missing_keys) == 0
 	args_clean
 }
 

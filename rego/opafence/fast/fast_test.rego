@@ -105,7 +105,7 @@ test_answers_the_common_calls if {
 }
 
 test_answers_a_patch_inside_the_workspace if {
-	inp := object.union(write("/srv/app/src/a.py"), {
+	inp := object.union(object.remove(write("/srv/app/src/a.py"), {"call"}), {
 		"call": {"tool": "patch", "args": {"mode": "patch", "patch": "..."}, "id": "c"},
 		"facts": facts([{"raw": "src/a.py", "path": "/srv/app/src/a.py", "arg": "patch", "via": "patch", "op": "update"}]),
 	})
@@ -204,10 +204,12 @@ test_declines_writes_it_cannot_name if {
 	every inp in [
 		object.union(write("/srv/app/a.py"), {"call": {"tool": "write_file", "args": {"path": "/srv/app/a.py", "cross_profile": true}, "id": "c"}}),
 		object.union(write("/srv/app/a.py"), {"facts": facts([])}),
-		object.union(write("/srv/app/a.py"), {
+		object.union(object.remove(write("/srv/app/a.py"), {"call"}), {
 			"call": {"tool": "patch", "args": {"mode": "patch", "patch": "..."}, "id": "c"},
 			"facts": facts([{"raw": "a.py", "path": "/srv/app/a.py", "arg": "patch", "via": "patch", "op": "delete"}]),
 		}),
+		object.union(read("/srv/app/a.py"), {"call": {"tool": "read_file", "args": {"path": "/srv/app/a.py", "mode": "x"}, "id": "c"}}),
+		object.union(object.remove(read("/srv/app/a.py"), {"call"}), {"call": {"tool": "read_file", "args": {}, "id": "c"}}),
 	] {
 		declines(inp, {"t1": edit_task}, config)
 	}
