@@ -139,13 +139,16 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(
-        f"OPA evaluation per call (opa bench, median of {result['count']}, load {result['load_average']:.1f})"
-    )
-    print(f"  {'call kind':<32}{'fast':>6}{'two-tier µs':>13}{'full µs':>10}{'speedup':>9}")
+    load = result["load_average"]
+    print(f"OPA evaluation per call (opa bench, best of {result['count']}, load {load:.1f})")
+    heads = f"{'two-tier µs':>13}{'full µs':>10}{'speedup':>9}{'allocs':>14}{'evals':>12}"
+    print(f"  {'call kind':<32}{'fast':>6}{heads}")
     for kind, r in result["calls"].items():
         fast = "yes" if r["fast"] else "-"
-        print(f"  {kind:<32}{fast:>6}{r['two_tier_us']:>13}{r['full_us']:>10}{r['speedup']:>8}x")
+        allocs = f"{r['two_tier_allocs']}/{r['full_allocs']}"
+        evals = f"{r['two_tier_evals']}/{r['full_evals']}"
+        figures = f"{r['two_tier_us']:>13}{r['full_us']:>10}{r['speedup']:>8}x{allocs:>14}{evals:>12}"
+        print(f"  {kind:<32}{fast:>6}{figures}")
 
 
 if __name__ == "__main__":
