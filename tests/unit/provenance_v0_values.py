@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import idna
-
 from provenance_v0_scan import Scanner
 
 # A result longer than this is scanned up to here only; the caller marks the task lossy.

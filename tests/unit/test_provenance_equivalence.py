@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from opafence.provenance import values as v
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import provenance_values as bench  # noqa: E402
+import provenance_values as bench
 
 HOME = "/home/u"
 
@@ -147,7 +147,9 @@ def random_text(rng: random.Random, n: int) -> str:
 
 def as_json(rng: random.Random, texts: list[str]) -> str:
     doc: dict[str, Any] = {
-        "messages": [{"from": t, "n": rng.randrange(10**12), "nested": json.dumps({"body": t})} for t in texts],
+        "messages": [
+            {"from": t, "n": rng.randrange(10**12), "nested": json.dumps({"body": t})} for t in texts
+        ],
         texts[0][:40]: [rng.random(), None, True, 12345678],
     }
     return json.dumps(doc, ensure_ascii=rng.random() < 0.5)
