@@ -207,3 +207,16 @@ def test_each_token_alone_and_in_context() -> None:
 def test_hypothesis_text(parts: list[str]) -> None:
     same("".join(parts))
     same(json.dumps({"v": parts}))
+
+
+def test_ledger_digest_is_the_plain_keyed_hmac_under_the_current_key() -> None:
+    import hashlib
+    import hmac
+
+    from opafence.provenance.ledger import ValueLedger
+
+    led = ValueLedger(key=b"k" * 32)
+    for key in (b"k" * 32, b"z" * 32):
+        led.key = key
+        want = hmac.new(key, b"email\x00ops@evil.example", hashlib.sha256).hexdigest()[:32]
+        assert led.digest("email", "ops@evil.example") == want
