@@ -16,6 +16,7 @@ from opafence.config import CompilerConfig
 from opafence.host import Host
 from opafence.intent import harden as hd
 from opafence.intent import rules
+from opafence.intent.catalogue import Catalogue, service_words
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.llm import LLMCompiler, LLMError
 from opafence.intent.prohibit import read_prohibitions
@@ -143,7 +144,11 @@ CompiledBy = Literal["rules", "llm", "fallback"]
 
 
 def _draft(
-    split: Split, analysis: rules.Analysis, cfg: CompilerConfig, out: Compiled
+    split: Split,
+    analysis: rules.Analysis,
+    cfg: CompilerConfig,
+    out: Compiled,
+    tools: Catalogue | None = None,
 ) -> tuple[Draft, CompiledBy]:
     if cfg.kind == "llm":
         compiler = LLMCompiler(cfg)
@@ -160,7 +165,7 @@ def _draft(
             if cfg.on_failure != "rules":
                 raise
             out.events.append("falling back to the offline rules compiler")
-    draft, notes = rules.compile_rules(split, analysis)
+    draft, notes = rules.compile_rules(split, analysis, service_words(tools))
     out.notes.extend(notes)
     return draft, "rules"
 
@@ -174,6 +179,7 @@ def compile_explained(
     previous: TaskPolicy | None = None,
     message_index: int = 1,
     config: CompilerConfig | None = None,
+    tools: Catalogue | None = None,
 ) -> Compiled:
     """compile_message, plus the notes --explain prints. Never raises."""
     cfg = config or CompilerConfig()
@@ -186,9 +192,9 @@ def compile_explained(
         out.split = split
         for block in split.data:
             out.notes.append(Note(block.text[:120], "data", f"{block.kind}: kept as data, grants nothing"))
-        analysis = rules.analyze(split.instruction)
-        draft, compiled_by = _draft(split, analysis, cfg, out)
-        hardened = hd.harden(draft, analysis, text, reading, host, message_index)
+        analysis = rules.analyze(split.instruction, service_words(tools))
+        draft, compiled_by = _draft(split, analysis, cfg, out, tools)
+        hardened = hd.harden(draft, analysis, text, reading, host, message_index, tools)
         out.notes.extend(hardened.notes)
         out.policy = _merge(
             previous,
@@ -376,8 +382,10 @@ def compile_message(
     previous: TaskPolicy | None = None,
     message_index: int = 1,
     config: CompilerConfig | None = None,
+    tools: Catalogue | None = None,
 ) -> TaskPolicy:
-    """The policy after the owner's message number message_index (1-based). Never raises."""
+    """The policy after the owner's message number message_index (1-based), its service grants
+    bound to the session's tools when they are known (intent/catalogue.py). Never raises."""
     return compile_explained(
         message,
         task=task,
@@ -386,6 +394,7 @@ def compile_message(
         previous=previous,
         message_index=message_index,
         config=config,
+        tools=tools,
     ).policy
 
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.host import Host
+from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
-from opafence.intent import rules
+from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
@@ -85,8 +86,10 @@ def _norm(s: str) -> str:
 class _Instruction:
     """The cleaned instruction, indexed for the token checks."""
 
-    def __init__(self, analysis: rules.Analysis, host: Host) -> None:
+    def __init__(self, analysis: rules.Analysis, host: Host, catalogue: cat.Catalogue | None = None) -> None:
         self.analysis = analysis
+        self.catalogue = catalogue
+        self.service_words = cat.service_words(catalogue)
         self.text = analysis.text
         self.norm = _norm(analysis.text)
         self.cores = {t.core for t in analysis.tokens}
@@ -167,7 +170,7 @@ def _affirmative_clauses(
                 continue
             if k > 0 and toks[k - 1].norm == "to" and k - 2 >= 0 and toks[k - 2].norm == "how":
                 continue
-            out.append(rules._Clause(clause, k, lem))
+            out.append(rules._Clause(clause, k, lem, services=ins.service_words))
     return out
 
 
@@ -292,6 +295,12 @@ def _objects(g: DraftGrant, clauses: list[rules._Clause], h: Hardened, message: 
     objects count only when the quote names none (then they can only narrow the grant), and
     only those a word of the quote names."""
     found: list[str] = []
+    read = [r for c in clauses if (r := services.reading(c)) is not None and r.kind == "publish"]
+    if read and all(r.objects is not None for r in read):
+        # a service request names what it acts on by its verb ("reschedule the review": an event)
+        for r in read:
+            found.extend(o for o in r.objects or [] if o not in found)
+        return found
     for c in clauses:
         for o in rules.objects_of(c.obj, c.lemma):
             if o not in found:
@@ -313,15 +322,24 @@ def _operations(clauses: list[rules._Clause]) -> list[str]:
     """The kinds of action the quoted verbs ask for (lx.OPERATION_OF), never a draft's."""
     out: list[str] = []
     for c in clauses:
-        kind = lx.OPERATION_OF.get(c.lemma, "")
-        if kind and kind not in out:
-            out.append(kind)
+        r = services.reading(c)
+        kinds = r.operations if r is not None and r.kind == "publish" else [lx.OPERATION_OF.get(c.lemma, "")]
+        out.extend(k for k in kinds if k and k not in out)
     return out
 
 
 def _access(clauses: list[rules._Clause]) -> str:
     found = {rules._access(c) for c in clauses}
     return next((a for a in reversed(_ACCESS_LEVELS) if a in found), "read")
+
+
+def _bind(g: DraftGrant, clauses: list[rules._Clause], catalogue: cat.Catalogue) -> cat.Binding:
+    """The session's tools the grant covers (intent/catalogue.py): the servers named are those
+    the quote's words or the grant's service bounds name."""
+    words = [t.norm.split(".")[0] for c in clauses for t in c.clause.tokens if not t.literal]
+    words += [m.group(1) for tool in g.tools if (m := _TOOL_GLOB.match(tool))]
+    named = cat.named_servers(words, catalogue)
+    return cat.bind(g.class_, g.capability, g.objects, g.operations, named, catalogue)
 
 
 def harden_grant(
@@ -407,6 +425,17 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    if ins.catalogue:
+        # "my cal.com booking": the domain of a server of the session names that server
+        out.domains = [d for d in out.domains if d.split(".")[0] not in ins.service_words]
+    if ins.catalogue and not out.domains and not (cap == "delete" and out.paths):
+        bound = _bind(out, clauses, ins.catalogue)
+        if bound.tools is not None:
+            if not bound.tools:
+                _drop(h, out, bound.note, message)
+                return None
+            out.tools = bound.tools
+            h.notes.append(Note(out.evidence, "binding", f"{cls}/{cap}: {bound.note}"))
     if cap == "publish" and not (out.domains or out.tools):
         _drop(h, out, "an external write needs a domain or a named service to bound it", message)
         return None
@@ -491,14 +520,16 @@ def harden(
     reading: Reading,
     host: Host,
     message: int,
+    catalogue: cat.Catalogue | None = None,
 ) -> Hardened:
-    """Check a draft (from rules or an LLM) against the owner's instruction. Never raises."""
+    """Check a draft (from rules or an LLM) against the owner's instruction, and bind its grants
+    to the session's tools when the catalogue is known. Never raises."""
     h = Hardened(
         read_only=reading.read_only or draft.read_only,
         read_only_evidence=reading.read_only_evidence,
         confirm=dict(reading.confirm),
     )
-    ins = _Instruction(analysis, host)
+    ins = _Instruction(analysis, host, catalogue)
     h.prohibitions = list(reading.prohibitions)
     for p in _check_prohibitions(draft, whole, h):
         if not any(_same_prohibition(p, q) for q in h.prohibitions):

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from opafence.intent.catalogue import lexicon
+from opafence.intent.services import VERBS as SERVICE_VERBS
+
 
 def words(s: str) -> list[str]:
     """A word list written as one string: keeps the tables short and easy to extend."""
@@ -91,6 +94,10 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
     ),
 }
+
+# The verbs of requests made through a service (intent/services.py): reschedule, cancel, react ...
+for _row, _verbs in SERVICE_VERBS.items():
+    CAPABILITY_VERBS[_row] = CAPABILITY_VERBS[_row] | _verbs
 
 CAPABILITIES: dict[str, frozenset[str]] = {}
 for _cls, _cap in CAPABILITY_VERBS:
@@ -426,6 +433,11 @@ OBJECT_NOUNS: dict[str, str] = {
     **dict.fromkeys(words("subscription subscriptions"), "subscription"),
     **dict.fromkeys(words("domain domains"), "domain"),
     **dict.fromkeys(words("room rooms"), "room"),
+    **dict.fromkeys(words("profile profiles account accounts address addresses"), "account"),
+    **dict.fromkeys(words("status"), "status"),
+    **dict.fromkeys(words("seat seats"), "seat"),
+    **dict.fromkeys(words("reaction reactions"), "reaction"),
+    **dict.fromkeys(words("reviewer reviewers"), "review"),
 }
 OBJECT_COMPOUNDS: dict[tuple[str, str], str] = {
     ("pull", "request"): "pull_request",
@@ -461,6 +473,8 @@ OPERATION_OF: dict[str, str] = {
     "reopen": "reopen",
     "merge": "merge",
     **dict.fromkeys(words("publish release deploy"), "publish"),
+    # the request verbs of the binding lexicon (rego/opafence/classify/bind/data.yaml)
+    **{v: k for v, k in lexicon()["bind_request_kinds"].items() if v not in ("move", "set", "request")},
 }
 # A share gives read access unless the request says more ("with edit access", "as an editor").
 ACCESS_WORDS: dict[str, str] = {

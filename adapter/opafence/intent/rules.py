@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from opafence.intent import lexicon as lx
+from opafence.intent import services
 from opafence.intent import text as tx
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, Note
 from opafence.intent.lexicon import words
@@ -66,6 +67,7 @@ class _Clause:
     i: int  # index of the main verb
     lemma: str
     tool: str = ""  # "git", "pip", ... when the verb came after one ("git push", "pip install")
+    services: frozenset[str] = frozenset()  # words naming a server of the session's tools
 
     @property
     def toks(self) -> tuple[tx.Token, ...]:
@@ -435,6 +437,8 @@ def _one(c: _Clause) -> int | None:
     obj = [t for t in c.obj if not t.literal]
     if not obj or obj[0].norm not in ("a", "an", "one", "single"):
         return None
+    if re.search(r"\b(?:every|each|daily|weekly|monthly|recurring)\b", c.clause.text, re.I):
+        return None  # "a focus block every morning": one a day
     for t in obj[1:]:
         if t.norm in lx.OBJECT_STOPS or t.norm in ("and", "or", "&", "plus") or t.trail.startswith(","):
             break
@@ -581,6 +585,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         return [_grant(c, "EXECUTION", "install", packages=_packages(obj))]
     if lem == "tell" and first in ("me", "us", "mir", "moi", "me"):
         return "an answer to the owner, not a message"
+    service = services.service_request(c)
+    if service is not None:
+        return service
     if lem in ("let",):
         return "not an action"
     if lem == "get" and first == "rid" and len(obj) > 1 and obj[1].norm == "of":
@@ -853,11 +860,54 @@ class Analysis:
     modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
 
 
-def analyze(instruction: str) -> Analysis:
+_TRAILING_CONDITIONS = frozenset(words("if unless once when whenever as soon after provided"))
+_CONSEQUENTIAL = frozenset({"share"})
+
+
+def _conditional_main(
+    sent: list[tx.Token], clause: tx.Clause, service_words: frozenset[str]
+) -> tuple[tx.Clause, int] | None:
+    """A service request under a condition ("if it is free, book it", "merge PR 12 once the checks
+    pass") is granted; the condition is the agent's to check. The main clause without its
+    condition, and its verb; None for the condition itself, for a request that is no service
+    request, or for a consequential one (a share). Payments still ask (FINANCIAL_CONFIRM)."""
+    toks = list(clause.tokens)
+    s0 = tx.skip_fillers(sent, 0)
+    if s0 < len(sent) and sent[s0].start >= clause.start:
+        return None  # the condition clause itself
+    i = tx.skip_fillers(toks, 0)
+    if i >= len(toks) or not tx.verb_at(toks, i):
+        return None
+    cut = next(
+        (k for k in range(i + 1, len(toks)) if not toks[k].literal and toks[k].norm in _TRAILING_CONDITIONS),
+        len(toks),
+    )
+    if any(not t.literal and t.norm in lx.CONDITIONAL_CUES for t in toks[cut + 1 :]):
+        return None
+    main = tuple(toks[:cut])
+    main_clause = tx.Clause(
+        clause.text[: main[-1].end - clause.start], clause.start, main[-1].end, main, clause.sentence
+    )
+    lem = tx.verb_at(main, i)
+    c = _Clause(main_clause, i, lem, "", service_words)
+    read = services.reading(c)
+    named = bool(_services(c)) or any(t.norm.split(".")[0] in service_words for t in main if not t.literal)
+    pays = lem in lx.PAY_VERBS | {"book", "reserve", "move", "refund"} and named
+    if (read is None or read.kind in _CONSEQUENTIAL) and not pays:
+        return None
+    return main_clause, i
+
+
+def analyze(instruction: str, service_words: frozenset[str] = frozenset()) -> Analysis:
     toks = tx.tokenize(instruction)
     sents = tx.sentences(instruction, toks)
     cls = tx.clauses(instruction, toks)
     modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
+    for k, (c, (mode, _)) in enumerate(zip(cls, modes, strict=True)):
+        if mode == "conditional" and c.sentence < len(sents):
+            main = _conditional_main(sents[c.sentence], c, service_words)
+            if main is not None:
+                cls[k], modes[k] = main[0], ("request", main[1])
     return Analysis(instruction, toks, cls, modes)
 
 
@@ -890,8 +940,11 @@ def _copy_to(
     return last, merged
 
 
-def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
-    """The draft the owner's instruction asks for, and a note per clause for --explain."""
+def compile_rules(
+    split: Split, analysis: Analysis | None = None, service_words: frozenset[str] = frozenset()
+) -> tuple[Draft, list[Note]]:
+    """The draft the owner's instruction asks for, and a note per clause for --explain.
+    service_words: the words that name a server of the session's tools (intent/catalogue.py)."""
     instruction = split.instruction
     a = analysis if analysis is not None and analysis.text == instruction else analyze(instruction)
     cls = a.clauses
@@ -912,7 +965,7 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         elif verb > 0 and toks_c[verb - 1].norm in ("git", "gh"):
             tool = toks_c[verb - 1].norm
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
-        request = _Clause(clause, verb, lem, tool)
+        request = _Clause(clause, verb, lem, tool, service_words)
         found = grants_for(request)
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]

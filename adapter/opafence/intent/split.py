@@ -55,7 +55,7 @@ _CONTENT_NOUNS = (
 _INTRODUCED = re.compile(
     r"\b(?:(?:the\s+)?following|below|this|these|that|here(?:'s|\u2019s|\s+is|\s+are)|attached|pasted|"
     r"forwarded|quoted|their|his|her|the)\b[^.!?\n:]{0,60}?\b(?:" + _CONTENT_NOUNS + r")s?\b"
-    r"[^.!?\n:]{0,40}:[ \t]*(?=\S|\n)",
+    r"[^.!?\n:]{0,40}(?<![0-9]):[ \t]*(?=\S|\n)",  # "review at 11:00" is a time, not a colon
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
