@@ -161,7 +161,10 @@ def profile(words: tuple[str, ...]) -> _Profile:
         for i, w in enumerate(words[:end])
         if i not in verbs and w not in lx["name_qualifiers"] and not w.isdigit()
     ]
-    if writes and any(words[i] in lx["money_nouns"] for i in nouns[-1:]):
+    money = lx["money_nouns"]
+    if writes and (any(words[i] in money for i in nouns[-1:]) or (end > 1 and words[end - 1] in money)):
+        # the write is the payment (rego classify/verbs payment_name)
+        kinds.pop("EXTERNAL_WRITE", None)
         kinds.setdefault("FINANCIAL", set()).add("pay")
     if writes and any(w in lx["permission_nouns"] for w in words):
         kinds.setdefault("PERMISSION_CHANGE", set()).add("share")
@@ -250,5 +253,9 @@ def bind(
         chosen = servers
     else:
         return Binding([], f"several servers fit ({', '.join(servers)}) and the owner named none")
-    tools = [t.name for t in fitting if t.server in chosen]
+    on = [t for t in fitting if t.server in chosen]
+    # A tool whose verbs are exactly the kinds asked for wins over one a kind only covers
+    # ("cancel" binds cancel_event, not update_event, where the server has both).
+    exact = [t for t in on if operations and profile(t.words).kinds.get(cls, frozenset()) <= set(operations)]
+    tools = [t.name for t in exact or on]
     return Binding(tools, f"bound to {', '.join(tools)}")
