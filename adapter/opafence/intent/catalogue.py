@@ -254,8 +254,14 @@ def bind(
     else:
         return Binding([], f"several servers fit ({', '.join(servers)}) and the owner named none")
     on = [t for t in fitting if t.server in chosen]
-    # A tool whose verbs are exactly the kinds asked for wins over one a kind only covers
-    # ("cancel" binds cancel_event, not update_event, where the server has both).
-    exact = [t for t in on if operations and profile(t.words).kinds.get(cls, frozenset()) <= set(operations)]
-    tools = [t.name for t in exact or on]
+    # Per kind asked for, a tool whose verbs are exactly that kind wins over one the kind only
+    # covers ("cancel" binds cancel_event, not update_event, where the server has both).
+    picked: set[str] = set()
+    for op in operations or [""]:
+        mine = [t for t in on if not op or fits(cls, objects, [op], t)]
+        exact = [t for t in mine if op and profile(t.words).kinds.get(cls, frozenset()) <= {op}]
+        picked |= {t.name for t in exact or mine}
+    tools = [t.name for t in on if t.name in picked]
+    if not tools:
+        return Binding([], "no tool of the server named fits every kind of action it asks for")
     return Binding(tools, f"bound to {', '.join(tools)}")

@@ -61,6 +61,20 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     ),
     "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
 }
+# A known verb form after one of these is a noun or an adjective ("my booking", "the open PR"),
+# after a subject someone else's verb ("the room I reserved"), not the request's.
+_DETERMINERS = frozenset(
+    ["my", "the", "a", "an", "this", "that", "these", "those", "our", "your", "his", "her", "their", "its"]
+)
+_SUBJECTS = frozenset(["i", "we", "he", "she", "they"])
+_JOINING = frozenset(["and", "then", "or", "also", "plus", "&", "but"])
+
+
+def _not_the_request(toks: tuple[tx.Token, ...], k: int) -> bool:
+    before, word = toks[k - 1].norm, toks[k].norm
+    return before in _SUBJECTS or (before in _DETERMINERS and (word.endswith("ing") or word == "open"))
+
+
 _NEVER_GRANTED = {
     "READ": "reads need no grant",
     "SELF_MODIFICATION": "changing opafence or Hermes itself is never granted by words",
@@ -166,6 +180,8 @@ def _affirmative_clauses(
             lem = tx.verb_at(toks, k)
             if not lem or (lem not in verbs and t.norm not in verbs):
                 continue
+            if k > i and _not_the_request(toks, k):
+                continue  # "my booking", "my open PR", "I reserved": a noun or someone else's verb
             if any(tx.is_negation(toks[j].norm) for j in range(max(i, k - 4), k)):
                 continue
             if k > 0 and toks[k - 1].norm == "to" and k - 2 >= 0 and toks[k - 2].norm == "how":
@@ -322,6 +338,11 @@ def _operations(clauses: list[rules._Clause]) -> list[str]:
     """The kinds of action the quoted verbs ask for (lx.OPERATION_OF), never a draft's."""
     out: list[str] = []
     for c in clauses:
+        lead = tx.skip_fillers(c.toks, 0)
+        before = c.toks[c.i - 1] if c.i > 0 else None
+        joined = before is not None and (before.norm in _JOINING or before.trail.startswith((",", ";")))
+        if c.i != lead and not joined:
+            continue  # "cancel my cal.com booking": only the request's own verbs say what it does
         r = services.reading(c)
         kinds = r.operations if r is not None and r.kind == "publish" else [lx.OPERATION_OF.get(c.lemma, "")]
         out.extend(k for k in kinds if k and k not in out)

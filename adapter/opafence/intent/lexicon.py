@@ -96,6 +96,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
 }
 
 # The verbs of requests made through a service (intent/services.py): reschedule, cancel, react ...
+# Hardening accepts them in quotes; the rules' own send entry point keeps its own verbs.
+_BASE_SEND = CAPABILITY_VERBS[("COMMUNICATION", "send")]
 for _row, _verbs in SERVICE_VERBS.items():
     CAPABILITY_VERBS[_row] = CAPABILITY_VERBS[_row] | _verbs
 
@@ -112,7 +114,7 @@ CLASSES = frozenset(
 EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 
 # Verbs that make a clause an instruction to act (the rules compiler's entry points).
-SEND_VERBS = CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "tell"} | {"tell"}
+SEND_VERBS = _BASE_SEND - {"write", "post", "answer", "tell"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
 # "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
 PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {
@@ -444,6 +446,8 @@ OBJECT_COMPOUNDS: dict[tuple[str, str], str] = {
     ("pull", "requests"): "pull_request",
     ("merge", "request"): "pull_request",
     ("merge", "requests"): "pull_request",
+    ("payment", "link"): "payment_link",
+    ("payment", "links"): "payment_link",
 }
 # Words that end the noun phrase a verb governs: what follows says about what, where or how.
 OBJECT_STOPS = frozenset(
@@ -498,7 +502,8 @@ PATHLESS_OBJECTS = frozenset(
     words(
         "email emails mail mails message messages event events meeting meetings record records contact "
         "contacts ticket tickets issue issues comment comments post posts tweet tweets invite invites "
-        "notification notifications spam newsletter newsletters subscriber subscribers entry entries"
+        "notification notifications spam newsletter newsletters subscriber subscribers entry entries "
+        "page pages document documents reservation reservations booking bookings appointment appointments"
     )
 )
 # Nouns whose name follows or precedes them and is a git ref, never a path ("branch feature/x").

@@ -39,6 +39,10 @@ _ONLY = re.compile(
     r"solamente|soltanto)\b"
 )
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I)
+# "send an invoice for $800": a paper about money is a message, not a payment
+_MONEY_PAPERS = frozenset(
+    words("invoice invoices bill bills quote quotes receipt receipts estimate estimates")
+)
 _PATH_BOUND_VERBS = frozenset(words("work stay operate remain keep stick limit restrict go wander step"))
 _LEADING_CONNECTIVES = frozenset(
     words("and then but also so plus & und dann aber et puis mais y luego pero e poi ma")
@@ -179,11 +183,15 @@ def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
 
 
 def _recipients(c: _Clause) -> list[str]:
-    """Recipient tokens that are the object of the send verb: not a sender, not excluded."""
+    """Recipient tokens that are the object of the send verb: not a sender, not excluded. A review
+    is asked of someone ("request a review from @ann"): there "from" names the reviewer."""
     out: list[str] = []
+    asks = c.lemma == "request"
     for k in range(c.i + 1, len(c.toks)):
         t = c.toks[k]
-        if t.literal or not tx.is_recipient(t.core) or t.possessive or _excluded(c.toks, k, c.i):
+        if t.literal or not tx.is_recipient(t.core) or t.possessive:
+            continue
+        if _excluded(c.toks, k, c.i) and not (asks and c.toks[k - 1].norm == "from"):
             continue
         r = t.core.lower() if tx.is_email(t.core) else t.core
         if r not in out:
@@ -616,7 +624,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
-    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
+    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text) and not words & _MONEY_PAPERS:
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
 

@@ -67,6 +67,14 @@ _PLACES = frozenset(
     words("repo repository project org organization workspace team drive folder board space group server")
 )
 _TIME = re.compile(r"^\d{1,2}(?::\d{2})?(?:am|pm)?(?:-\d{1,2}(?::\d{2})?(?:am|pm)?)?$|^(?:am|pm)$", re.I)
+# When something happens: "to Thursday at 4", "tomorrow's", "next week" (a calendar's thing).
+_WHEN = frozenset(
+    words(
+        "monday tuesday wednesday thursday friday saturday sunday monday's tuesday's wednesday's "
+        "thursday's friday's saturday's sunday's tomorrow tomorrow's today today's tonight noon midnight "
+        "morning afternoon evening week month hour hours minutes"
+    )
+)
 _ISSUE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+$")
 _ISSUE_NUMBER = re.compile(r"(?:\bPR|#)\s?[0-9]+\b|\b(?:issue|ticket|pr|mr|bug)\s+#?[0-9]+\b", re.I)
 
@@ -79,9 +87,11 @@ VERBS: dict[tuple[str, str], frozenset[str]] = {
     | _APPEND
     | _UPDATE
     | _ISSUE_UPDATE
-    | frozenset(words("cancel invite react leave request resolve drop post write close")),
+    | frozenset(
+        words("cancel invite react leave request resolve drop post write close approve release comment")
+    ),
     ("COMMUNICATION", "send"): _SEND_LIKE
-    | frozenset(words("let drop leave shoot nudge reply respond answer")),
+    | frozenset(words("let drop leave shoot nudge reply respond answer add give")),
     ("PERMISSION_CHANGE", "share"): frozenset(words("add invite give")),
     ("FINANCIAL", "pay"): frozenset(words("refund reimburse")),
 }
@@ -96,6 +106,7 @@ class Reading:
     operations: list[str] = field(default_factory=list)
     objects: list[str] | None = None
     also: tuple[str, ...] = ()  # further grants of the same clause ("invite" also sends)
+    people: bool = True  # the people named are whom it reaches (not so for "move my call with x")
 
 
 def _named(c: _Clause) -> bool:
@@ -129,6 +140,7 @@ def reading(c: _Clause) -> Reading | None:
     events = bool(ws & EVENT_WORDS)
     docs = bool(ws & DOC_WORDS)
     objects = rules.objects_of(obj, lem)
+    issue = issue or "pull_request" in objects
     docs_words = DOC_WORDS | CHAT_WORDS
 
     # a message by another name: "nudge him at x@y.com", "let the team know at ...", "drop a line to ..."
@@ -151,19 +163,24 @@ def reading(c: _Clause) -> Reading | None:
         return Reading("publish", ["create"], ["message", "draft"])
     # people into a place: a channel, a team, a document
     if lem in ("add", "invite") and recipients and ws & (CHAT_WORDS | {"member", "members", "guest"}):
-        return Reading("share", also=("send",))
+        # a member added is also a record written ("add_member"): the publish of `also`
+        return Reading("share", ["create"], ["member"], also=("send", "publish"))
     if lem == "give" and recipients and ws & {"access", "permission", "permissions", "rights"}:
         return Reading("share", also=("send",))
     if not (named or c.services):
         return None  # no service named and no tools known: nothing to bind an external write to
-    # calendars and bookings
-    if lem in _MOVE and (events or (named and lem != "push")) and not issue:
-        return Reading("publish", ["update"], ["event", "booking"])
-    if lem == "cancel" and (events or ws & BOOKING_WORDS or named):
-        return Reading("publish", ["close"], ["event", "booking"])
+    when = bool(ws & _WHEN) or any(_TIME.match(t.core) for t in obj if not t.literal)
+    # calendars and bookings: "move my call with x" names the call, not whom it reaches
+    if lem in _MOVE and (events or (named and lem != "push") or when) and not issue:
+        return Reading("publish", ["update"], ["event", "booking"], people=False)
+    if lem == "cancel" and (events or ws & BOOKING_WORDS or named or when):
+        found = [o for o in objects if o not in ("event", "booking")]
+        return Reading("publish", ["close"], ["event", "booking", *found], people=False)
+    if lem == "release" and ws & BOOKING_WORDS:
+        return Reading("publish", ["release"], None, people=False)
     only_people = all(t.literal or tx.is_recipient(t.core) or t.norm in ("and", "too", "also") for t in obj)
     if lem == "invite" and recipients and not ws & (docs_words | _PLACES) and (events or only_people):
-        return Reading("publish", ["update"], ["event"], also=("send",))
+        return Reading("publish", ["update", "create"], ["event"], also=("send",))
     if lem in _CREATE and events and not (lem == "set" and first != "up") and not issue:
         return Reading("publish", ["create"], None)
     if lem in ("put", "block", "add") and "calendar" in ws:
@@ -176,6 +193,12 @@ def reading(c: _Clause) -> Reading | None:
     if lem == "react":
         return Reading("publish", ["create"], ["reaction"])
     # issues and pull requests
+    if lem == "comment" and (issue or named) and c.services:
+        return Reading("publish", ["create"], ["comment", "note"])  # a note is GitLab's comment
+    if lem == "approve" and issue:
+        return Reading("publish", ["create"], ["review"])
+    if lem == "merge" and issue:
+        return Reading("publish", ["merge"], ["pull_request"])
     if (
         lem in ("leave", "add", "post", "write", "drop")
         and {"comment", "review"} & set(objects)
@@ -193,8 +216,9 @@ def reading(c: _Clause) -> Reading | None:
     if lem in ("close", "resolve") and issue and ws & {"note", "comment", "message"}:
         return Reading("publish", ["close", "create"], ["issue", "comment"])
     # documents
+    new_doc = {"document", "page", "spreadsheet"} & set(objects)
     appends = (lem in ("append", "paste", "jot") and (docs or named)) or (
-        lem in _APPEND and docs and not objects
+        lem in _APPEND and docs and not new_doc
     )
     if appends and not recipients and not issue:
         return Reading("publish", ["append"], [])
@@ -205,7 +229,8 @@ def reading(c: _Clause) -> Reading | None:
             "publish", ["create"], [o for o in objects if o in ("document", "page", "spreadsheet")] or None
         )
     # accounts and records: "update my phone number on my United profile"
-    if lem in _UPDATE and not issue and (named or docs) and (docs or ws & ACCOUNT_WORDS or named):
+    fields = bool(ws & ACCOUNT_WORDS)
+    if lem in _UPDATE and not issue and (named or docs or fields):
         if lem == "set" and first == "up":
             return None
         # what an account update changes is a field of it, whatever the server calls the tool
@@ -225,6 +250,10 @@ def service_request(c: _Clause) -> list[DraftGrant] | None:
     for kind in (r.kind, *r.also):
         if kind == "send":
             out.append(rules._grant(c, "COMMUNICATION", "send", recipients=recipients))
+        elif kind == "publish" and r.kind == "share":
+            g = rules._publish(c)
+            g.operations, g.objects = list(r.operations), list(r.objects or [])
+            out.append(g)
         elif kind == "share":
             out.append(
                 rules._grant(c, "PERMISSION_CHANGE", "share", recipients=recipients, access=rules._access(c))
@@ -234,5 +263,7 @@ def service_request(c: _Clause) -> list[DraftGrant] | None:
             g.operations = list(r.operations)
             if r.objects is not None:
                 g.objects = list(r.objects)
+            if not r.people:
+                g.recipients = []
             out.append(g)
     return out

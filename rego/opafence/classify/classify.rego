@@ -109,7 +109,7 @@ channel_handle(v) := lower(trim_space(v)) if {
 }
 
 # People a call reaches by handle: DM targets, invitees, reviewers ("@tanvir" or ["@tanvir"]).
-handle_keys := {"user", "users", "user_handle", "handle", "handles", "reviewers", "invitee", "invitees", "members"}
+handle_keys := {"user", "users", "user_handle", "handle", "handles", "reviewers", "invitee", "invitees", "members", "assignee", "assignees"}
 
 handle_recipients contains h if {
 	some k, v in input.call.args
