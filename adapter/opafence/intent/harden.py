@@ -34,7 +34,7 @@ from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibiti
 from opafence.intent.paths import canonical, refused
 from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
 
-_TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9-]*)__(\*|[a-z0-9][a-z0-9_-]*)$")
+_TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9_-]*?)__(\*|[a-z0-9][a-z0-9_-]*)$")
 _NEEDS: dict[str, tuple[str, str]] = {
     # capability -> (target list it needs, why)
     "send": ("recipients", "a send needs a literal recipient the owner asked to send to"),
@@ -292,7 +292,8 @@ def _check_targets(
     keep = []
     for tool in g.tools:
         m = _TOOL_GLOB.match(tool.strip().lower())
-        if not m or m.group(1) not in evidence_words:
+        # "google_calendar" is named by "Google Calendar": every word of the server is in the quote
+        if not m or not (m.group(1) in evidence_words or set(m.group(1).split("_")) <= evidence_words):
             _drop(
                 h,
                 g,
