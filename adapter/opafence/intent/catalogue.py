@@ -209,6 +209,7 @@ def server_named(server: str, names: Iterable[str]) -> bool:
     return any(n in parts or server in aliases.get(n, ()) for n in names)
 
 
+@functools.lru_cache(maxsize=64)
 def service_words(catalogue: Catalogue | None) -> frozenset[str]:
     """Words that name a server of the catalogue ("opentable", "google" of google_calendar)."""
     if not catalogue:
