@@ -1,7 +1,10 @@
 """End-to-end decision latency: from the Python call to the verdict, over mixed tool calls.
 
-Prints p50/p99 (µs), decisions per second and OPA's resident memory, beside OPA's own
-evaluation time (`?metrics=true`, timer_rego_query_eval_ns). `--json` prints one object.
+Per transport (`--transport pdp|server|both`: opafence-pdp over its pipe, the stock opa server
+over the unix socket), in the same run: p50/p99 (µs), decisions per second with one thread
+and with two, the engine's resident memory with `--tasks` live tasks (default 1,000; for the
+PDP the primary's and its standby's), beside OPA's own evaluation time (`?metrics=true`,
+timer_rego_query_eval_ns). `--json` prints one object.
 
 `--rounds N` repeats the measurement N times on the same OPA and reports every round and
 the median of the rounds (the top-level figures are then those medians). `--breakdown` also
@@ -9,9 +12,11 @@ times each step of a decision apart — facts, input build, JSON encode, the OPA
 answer validation (decode + checks + the pydantic model) — and a round trip that evaluates
 nothing: an authenticated `GET /health` on the same pooled connection. That floor is what
 HTTP over the unix socket plus OPA's per-request authorizer (`system.authz`, evaluated on
-every request under `--authorization=basic`) cost before any policy runs.
+every request under `--authorization=basic`) cost before any policy runs. On the PDP the
+floor is its `status` operation (a framed round trip that evaluates no policy).
 
-    .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown] [--json]
+    .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown]
+        [--transport both] [--tasks 1000] [--json]
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import argparse
 import json
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ from opafence.host import Host
 from opafence.inputs import decision_input, facts_context
 from opafence.judge import Judge, TaskState
 from opafence.opa.bridge import DECISION_PATH, Bridge
+from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
 
 MIXED_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -73,14 +80,57 @@ def p50_p99(values: list[float]) -> dict[str, float]:
     return {"p50_us": round(percentile(s, 0.50), 1), "p99_us": round(percentile(s, 0.99), 1)}
 
 
-def opa_rss_mb(bridge: Bridge) -> float:
-    pid = bridge.local.opa_pid() if bridge.local else None
+def rss_mb(pid: int | None) -> float:
     if pid is None:
         return float("nan")
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024.0
     return float("nan")
+
+
+def opa_rss_mb(bridge: Bridge) -> float:
+    """The engine that answers: OPA, or the primary PDP."""
+    return rss_mb(bridge.local.opa_pid() if bridge.local else None)
+
+
+def standby_rss_mb(bridge: Bridge) -> float | None:
+    standby = getattr(bridge.local, "standby", None)
+    return None if standby is None else rss_mb(standby.pid)
+
+
+def threaded(judge: Judge, threads: int, calls: int) -> dict[str, float]:
+    """Decisions per second (and p50/p99) with `threads` threads deciding at once, each on its
+    own task, `calls` decisions in all."""
+    states = [
+        judge.open_task(f"bench-t{i}", "Fix the failing test in src/app and run the tests.")
+        for i in range(threads)
+    ]
+    times: list[list[float]] = [[] for _ in range(threads)]
+    barrier = threading.Barrier(threads + 1)
+
+    def work(n: int) -> None:
+        state = states[n]
+        barrier.wait()
+        for i in range(calls // threads):
+            tool, args = MIXED_CALLS[(i + n * 7) % len(MIXED_CALLS)]
+            state.session = SessionFacts()
+            t0 = time.perf_counter_ns()
+            judge.judge(state, tool, args, assume_executed=False)
+            times[n].append((time.perf_counter_ns() - t0) / 1000.0)
+
+    pool = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+    for t in pool:
+        t.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for t in pool:
+        t.join()
+    elapsed = time.perf_counter() - started
+    for state in states:
+        judge.close_task(state)
+    done = [v for per in times for v in per]
+    return {**p50_p99(done), "per_second": round(len(done) / elapsed, 1)}
 
 
 def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
@@ -124,6 +174,7 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
     """Each step of the decision path timed apart, the way Bridge.decide does them."""
     client = bridge.client
     assert client is not None
+    floor_path = "/health" if bridge.transport != "pdp" else "/v1/status"
     ctx = facts_context(judge.host)
     times: dict[str, list[float]] = {name: [] for name in (*STEPS, FLOOR)}
     clock = time.perf_counter_ns
@@ -144,10 +195,10 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
             raise BridgeError("OPA_BAD_RESULT", f"HTTP {status}")
         Decision.model_validate(answer["result"])
         t5 = clock()
-        status, _ = client.request_raw("GET", "/health")
+        status, _ = client.request_raw("GET", floor_path)
         t6 = clock()
         if status != 200:
-            raise BridgeError("OPA_HTTP_ERROR", f"GET /health answered HTTP {status}")
+            raise BridgeError("OPA_HTTP_ERROR", f"GET {floor_path} answered HTTP {status}")
         marks = (t0, t1, t2, t3, t4, t5, t6)
         for name, start, end in zip((*STEPS, FLOOR), marks[:-1], marks[1:], strict=True):
             times[name].append((end - start) / 1000.0)
@@ -178,10 +229,12 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run(calls: int, rounds: int = 1, steps: bool = False) -> dict[str, Any]:
+def run(
+    calls: int, rounds: int = 1, steps: bool = False, transport: str = "auto", tasks: int = 0
+) -> dict[str, Any]:
     # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
     # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
-    config = Config.model_validate({"opa": {"timeout_ms": 10_000}})
+    config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
     with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
         bridge = Bridge(config, Path(tmp))
         bridge.start()
@@ -193,13 +246,24 @@ def run(calls: int, rounds: int = 1, steps: bool = False) -> dict[str, Any]:
             state = judge.open_task(
                 "bench", "Fix the failing test in src/app and run the tests. Don't send email."
             )
+            for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
+                bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
             for tool, args in MIXED_CALLS * 20:  # warm-up
                 judge.judge(state, tool, args, assume_executed=False)
             results = [one_round(judge, state, bridge, calls, steps) for _ in range(rounds)]
-            rss = opa_rss_mb(bridge)
+            two = threaded(judge, 2, calls)
+            if bridge.transport == "pdp":  # the standby is started in the background
+                deadline = time.monotonic() + 30
+                while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
+                    time.sleep(0.1)
+            rss, standby = opa_rss_mb(bridge), standby_rss_mb(bridge)
+            used = bridge.transport
         finally:
             bridge.close()
-    out: dict[str, Any] = {"calls": calls, **median_of(results), "opa_rss_mb": round(rss, 1)}
+    out: dict[str, Any] = {"transport": used, "calls": calls, "tasks": tasks, **median_of(results)}
+    out.update(two_threads=two, opa_rss_mb=round(rss, 1))
+    if standby is not None:
+        out["standby_rss_mb"] = round(standby, 1)
     if rounds > 1:
         out["rounds"] = results
     return out
@@ -210,13 +274,21 @@ def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
         f"{indent}end-to-end p50 {result['p50_us']} µs, p99 {result['p99_us']} µs, "
         f"mean {result['mean_us']} µs",
         f"{indent}throughput {result['per_second']} decisions/s (one thread)",
+        *(
+            [
+                f"{indent}2 threads  {result['two_threads']['per_second']} decisions/s, "
+                f"p50 {result['two_threads']['p50_us']} µs, p99 {result['two_threads']['p99_us']} µs"
+            ]
+            if "two_threads" in result
+            else []
+        ),
         f"{indent}OPA eval   p50 {result['opa_eval_p50_us']} µs, p99 {result['opa_eval_p99_us']} µs",
     ]
     steps = result.get("breakdown")
     if steps:
         lines.append(f"{indent}{'step':<20}{'p50 µs':>9}{'p99 µs':>9}")
         for name, figures in steps.items():
-            label = "GET /health (floor)" if name == FLOOR else name
+            label = "no-eval floor" if name == FLOOR else name
             lines.append(f"{indent}{label:<20}{figures['p50_us']:>9}{figures['p99_us']:>9}")
     return lines
 
@@ -228,23 +300,41 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=1, help="repeat N times; report the median too")
     parser.add_argument("--breakdown", action="store_true", help="time each step of a decision apart")
+    parser.add_argument("--transport", choices=("pdp", "server", "both", "auto"), default="both")
+    parser.add_argument("--tasks", type=int, default=1000, help="live tasks held while measuring")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
-    result = run(args.calls, args.rounds, args.breakdown)
+    transports = ["server", "pdp"] if args.transport == "both" else [args.transport]
+    results = {}
+    for transport in transports:
+        try:
+            results[transport] = run(args.calls, args.rounds, args.breakdown, transport, args.tasks)
+        except BridgeError as e:
+            results[transport] = {"error": e.sentence()}
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(results))
         return
-    print(f"decisions: {result['calls']} mixed calls (facts + input + OPA + validation)")
-    for i, r in enumerate(result.get("rounds", [])):
-        print(f" round {i + 1}:")
-        print("\n".join(describe(r, "    ")))
-    if "rounds" in result:
-        print(f" median of {len(result['rounds'])} rounds:")
-    print("\n".join(describe(result)))
-    print(f"  OPA RSS    {result['opa_rss_mb']} MB")
-    print(f"  verdicts   {result['verdicts']}")
+    for transport, result in results.items():
+        if "error" in result:
+            print(f"[{transport}] not measured: {result['error']}")
+            continue
+        print(
+            f"[{result['transport']}] {result['calls']} mixed calls (facts + input + OPA + validation), "
+            f"{result['tasks']} live tasks"
+        )
+        for i, r in enumerate(result.get("rounds", [])):
+            print(f" round {i + 1}:")
+            print("\n".join(describe(r, "    ")))
+        if "rounds" in result:
+            print(f" median of {len(result['rounds'])} rounds:")
+        print("\n".join(describe(result)))
+        rss = f"  engine RSS {result['opa_rss_mb']} MB"
+        if "standby_rss_mb" in result:
+            rss += f" (standby {result['standby_rss_mb']} MB)"
+        print(rss)
+        print(f"  verdicts   {result['verdicts']}")
 
 
 if __name__ == "__main__":

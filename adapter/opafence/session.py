@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.decision import Decision
+from opafence.provenance.ledger import ValueLedger
 
 HISTORY_LIMIT = 50
 
@@ -35,6 +36,8 @@ class SessionFacts:
     untrusted_sources: set[str] = field(default_factory=set)
     secret_read: bool = False
     subagent: bool = False
+    # Target-like values of untrusted content, as keyed hashes with their source (provenance/).
+    values: ValueLedger = field(default_factory=ValueLedger)
 
     def to_input(self) -> dict[str, Any]:
         return {

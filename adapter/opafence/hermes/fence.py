@@ -34,6 +34,7 @@ from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
+from opafence.provenance import note_message, note_result
 from opafence.session import reads_secret
 
 if TYPE_CHECKING:
@@ -180,7 +181,12 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
+        self.store = SessionStore(
+            self.state,
+            self.config.task_idle_hours,
+            self.config.task_host_id(),
+            self.config.provenance.max_values,
+        )
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
@@ -445,6 +451,9 @@ class Fence:
                     policy.prohibitions = list(previous.prohibitions)
                     policy.revision = previous.revision + 1
             rec.policy = policy
+            # The owner's own values, and the attached or pasted text as untrusted content.
+            identity = [*self.config.provenance.identity, sender]
+            note_message(rec.facts.values, text, rec.messages, identity, self._home())
             self._push(rec)
             self.store.save(rec, durable=True)
         self._audit(
@@ -519,10 +528,12 @@ class Fence:
         flags = host_flags.detect(subagent=subagent)
         host = self.host(flags, rec.platform)
         facts = build_facts(tool, snap, self.facts_context())
+        with self.store._lock:
+            call_no = rec.facts.values.next_call()
+            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
         if getattr(rec, "unsynced", False) and not self._push(rec):
             decision = block("OPA_UNAVAILABLE", "the task's current policy could not be pushed to OPA")
         else:
-            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
             doc["session"]["subagent"] = subagent
             if self.budgets is not None:
                 self.budgets.annotate(doc, rec.key, tool, snap, call_id)
@@ -545,6 +556,7 @@ class Fence:
                         grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
                         ingests=tuple(decision.ingests),
+                        call_no=call_no,
                     ),
                 )
             self.store.save(rec)
@@ -655,16 +667,30 @@ class Fence:
         tool_call_id: str = "",
         status: str = "",
         error_message: str = "",
+        result: Any = None,
         **_: Any,
     ) -> None:
-        """Session facts: what ran, what content came in; give back reservations of calls that did not run."""
+        """Session facts: what ran, what content came in (and its values); give back
+        reservations of calls that did not run."""
         try:
-            self._post_tool_call(tool_name, args, task_id or "", session_id or "", tool_call_id or "", status)
+            self._post_tool_call(
+                tool_name, args, task_id or "", session_id or "", tool_call_id or "", status, result
+            )
         except Exception:
             log.exception("opafence: post_tool_call failed")
+            self._values_failed(tool_name, task_id or "", session_id or "")
+
+    def _values_failed(self, tool: str, task_id: str, session_id: str) -> None:
+        # The result's values may be lost: the task's unbound targets count as untrusted.
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                rec = self.store.get(self.store.root_session(session_id, task_id) or UNSCOPED)
+                if rec is not None:
+                    with self.store._lock:
+                        rec.facts.values.mark_lossy(f"recording the result of {tool} failed")
 
     def _post_tool_call(
-        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str, result: Any
     ) -> None:
         if self.store is None or self.error is not None:
             return
@@ -680,6 +706,9 @@ class Fence:
         with self.store._lock:
             if ran:
                 rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
+                note_result(
+                    rec.facts.values, tool, decided.call_no, result, decided.ingests, snap, self._home()
+                )
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)

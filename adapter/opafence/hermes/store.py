@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from opafence.paths import ensure_private_dir, write_private_file
 from opafence.policy import TaskPolicy, fallback_policy
+from opafence.provenance.ledger import DEFAULT_MAX_VALUES, ValueLedger
 from opafence.session import SessionFacts
 
 log = logging.getLogger("opafence.store")
@@ -65,11 +66,14 @@ class TaskRecord:
                 "files": sorted(f.files),
                 "untrusted_sources": sorted(f.untrusted_sources),
                 "secret_read": f.secret_read,
+                "values": f.values.to_json(),
             },
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> TaskRecord:
+    def from_json(
+        data: dict[str, Any], key: bytes | None = None, max_values: int = DEFAULT_MAX_VALUES
+    ) -> TaskRecord:
         raw = data["facts"]
         facts = SessionFacts(
             history=list(raw["history"]),
@@ -78,6 +82,12 @@ class TaskRecord:
             untrusted_sources=set(raw["untrusted_sources"]),
             secret_read=bool(raw["secret_read"]),
         )
+        if key is not None:
+            # A record from before values were kept has none: its unbound targets count as
+            # untrusted if it had seen untrusted content (lossy), never as trusted.
+            facts.values = ValueLedger.from_json(raw.get("values"), key, max_values)
+            if "values" not in raw and facts.untrusted_sources:
+                facts.values.mark_lossy("the task was recorded before values were kept")
         return TaskRecord(
             key=str(data["key"]),
             session_id=str(data["session_id"]),
@@ -89,6 +99,19 @@ class TaskRecord:
             last_active=float(data["last_active"]),
             tools={str(k): [str(p) for p in v] for k, v in dict(data.get("tools") or {}).items()},
         )
+
+
+def _values_key(state: Path) -> bytes:
+    path = state / "values.key"
+    try:
+        data = path.read_bytes()
+        if len(data) == 32:
+            return data
+    except FileNotFoundError:
+        pass
+    key = os.urandom(32)
+    write_private_file(path, key, durable=True)
+    return key
 
 
 @dataclass(frozen=True)
@@ -104,12 +127,22 @@ class Decided:
     grants: tuple[str, ...] = ()
     secret_read: bool = False
     ingests: tuple[str, ...] = ()  # untrusted content the call brings in once it has run
+    call_no: int = 0  # the task's call number (the "call N" a value's provenance names)
     executed: bool = False  # the execution re-check let it run (each decision runs once)
 
 
 class SessionStore:
-    def __init__(self, state: Path, idle_hours: float, host_id: str | None = None) -> None:
+    def __init__(
+        self,
+        state: Path,
+        idle_hours: float,
+        host_id: str | None = None,
+        max_values: int = DEFAULT_MAX_VALUES,
+    ) -> None:
         self.dir = ensure_private_dir(state / "tasks")
+        # The key of the value hashes (provenance/ledger.py): one per state directory, 0600.
+        self.values_key = _values_key(state)
+        self.max_values = max_values
         self.idle_s = idle_hours * 3600.0
         self.host_id = host_id
         self._lock = threading.RLock()
@@ -181,6 +214,7 @@ class SessionStore:
         with self._lock:
             key = self.task_key(session_id)
             rec = TaskRecord(key=key, session_id=session_id, policy=fallback_policy(key, owner), owner=owner)
+            rec.facts.values = ValueLedger(key=self.values_key, max_values=self.max_values)
             rec.platform = platform
             self._tasks[key] = rec
             return rec
@@ -200,7 +234,8 @@ class SessionStore:
         if not path.exists():
             return None
         try:
-            rec = TaskRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            rec = TaskRecord.from_json(raw, self.values_key, self.max_values)
         except (OSError, ValueError, KeyError, TypeError, ValidationError) as e:
             # A damaged record must not widen anything: start over from the fallback.
             log.warning("opafence: task record %s is unreadable (%s); starting read-only", path.name, e)

@@ -14,8 +14,8 @@ from typing import Literal
 
 from opafence.config import CompilerConfig
 from opafence.host import Host
+from opafence.intent import delegation, rules
 from opafence.intent import harden as hd
-from opafence.intent import rules
 from opafence.intent.catalogue import Catalogue, service_words
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.llm import LLMCompiler, LLMError
@@ -208,6 +208,8 @@ def compile_explained(
             notes=out.notes,
             workspace=tuple(host.workspace),
         )
+        is_owner = previous is None or owner == previous.owner
+        delegation.apply(out.policy, split.instruction, message_index, is_owner, out.notes)
     except Exception as e:
         out.error = f"{type(e).__name__}: {e}" if not isinstance(e, LLMError) else str(e)
         out.notes.append(

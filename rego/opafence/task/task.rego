@@ -350,6 +350,30 @@ deny contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
+	not c in requested
+}
+
+# METADATA
+# title: requested
+# description: |
+#   The kinds of action the owner asked for without binding their target ("delete the largest
+#   file", "pay the bill in bill.txt"): they ask, never block.
+requested contains r.class if {
+	some r in object.get(policy, "requests", [])
+}
+
+# METADATA
+# title: REQUESTED_UNBOUND
+# description: "You asked for this kind of action, but your words do not name its target: {{.what}}."
+# custom:
+#   code: REQUESTED_UNBOUND
+#   fix: Approve it if this is the target you meant.
+ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase[c]}) if {
+	some c in unauthorized
+	c in blocking_classes
+	not read_only
+	not c in prohibited_classes
+	c in requested
 }
 
 # METADATA
