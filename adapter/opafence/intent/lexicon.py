@@ -122,6 +122,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
 # The verbs of requests made through a service (intent/services.py): reschedule, cancel, react ...
 # Hardening accepts them in quotes; the rules' own send entry point keeps its own verbs.
 _BASE_SEND = CAPABILITY_VERBS[("COMMUNICATION", "send")]
+_BASE_PAY = CAPABILITY_VERBS[("FINANCIAL", "pay")]
 for _row, _verbs in SERVICE_VERBS.items():
     CAPABILITY_VERBS[_row] = CAPABILITY_VERBS[_row] | _verbs
 
@@ -141,7 +142,7 @@ EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 SEND_VERBS = _BASE_SEND - {"write", "post", "answer", "tell"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
 # "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
-PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {
+PAY_VERBS = _BASE_PAY - {
     "order",
     "book",
     "reserve",
@@ -579,7 +580,7 @@ RECIPIENT_BLOCKERS = frozenset(
 #   "fixed": the verb itself is the keyword ("don't commit" -> LOCAL_WRITE calls with "commit")
 #   "egress": anything leaving the machine
 PROHIBIT_VERBS: dict[str, tuple[tuple[str, ...], str]] = {}
-for _v in CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "share"}:
+for _v in _BASE_SEND - {"write", "post", "answer", "share"}:
     PROHIBIT_VERBS[_v] = (("COMMUNICATION",), "recipients")
 for _v in CAPABILITY_VERBS[("DELETE", "delete")]:
     PROHIBIT_VERBS[_v] = (("DELETE",), "words")

@@ -1020,7 +1020,9 @@ def _conditional_main(
     c = _Clause(main_clause, i, lem, "", service_words)
     read = services.reading(c)
     named = bool(_services(c)) or any(t.norm.split(".")[0] in service_words for t in main if not t.literal)
-    pays = lem in lx.PAY_VERBS | {"book", "reserve", "move", "refund"} and named
+    pays = (lem in lx.PAY_VERBS | {"book", "reserve", "move", "refund"} and named) or (
+        read is not None and read.kind == "pay"
+    )
     if (read is None or read.kind in _CONSEQUENTIAL) and not pays:
         return None
     return main_clause, i

@@ -75,6 +75,7 @@ _WHEN = frozenset(
         "morning afternoon evening week month hour hours minutes"
     )
 )
+_ACCOUNTS = frozenset(words("savings checking account brokerage isa pension"))
 _ISSUE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+$")
 _ISSUE_NUMBER = re.compile(r"(?:\bPR|#)\s?[0-9]+\b|\b(?:issue|ticket|pr|mr|bug)\s+#?[0-9]+\b", re.I)
 
@@ -93,7 +94,7 @@ VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("COMMUNICATION", "send"): _SEND_LIKE
     | frozenset(words("let drop leave shoot nudge reply respond answer add give")),
     ("PERMISSION_CHANGE", "share"): frozenset(words("add invite give")),
-    ("FINANCIAL", "pay"): frozenset(words("refund reimburse")),
+    ("FINANCIAL", "pay"): frozenset(words("refund reimburse move put switch change upgrade downgrade")),
 }
 
 
@@ -228,6 +229,12 @@ def reading(c: _Clause) -> Reading | None:
         return Reading(
             "publish", ["create"], [o for o in objects if o in ("document", "page", "spreadsheet")] or None
         )
+    # money between one's own accounts, and a plan one pays for: payments (they always ask)
+    amount = any(re.match(r"^[$€£]?\d[\d,.]*$", t.core) for t in obj if not t.literal)
+    if lem in ("move", "transfer", "put", "wire") and amount and ws & _ACCOUNTS:
+        return Reading("pay")
+    if lem in _UPDATE and ws & {"plan", "subscription", "tier"}:
+        return Reading("pay")
     # accounts and records: "update my phone number on my United profile"
     fields = bool(ws & ACCOUNT_WORDS)
     if lem in _UPDATE and not issue and (named or docs or fields):
@@ -250,6 +257,8 @@ def service_request(c: _Clause) -> list[DraftGrant] | None:
     for kind in (r.kind, *r.also):
         if kind == "send":
             out.append(rules._grant(c, "COMMUNICATION", "send", recipients=recipients))
+        elif kind == "pay":
+            out.append(rules._grant(c, "FINANCIAL", "pay", recipients=recipients))
         elif kind == "publish" and r.kind == "share":
             g = rules._publish(c)
             g.operations, g.objects = list(r.operations), list(r.objects or [])
