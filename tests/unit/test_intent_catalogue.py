@@ -138,3 +138,20 @@ def test_request_kinds_are_data() -> None:
     assert cat.request_kind("reschedule") == "update"
     assert cat.request_kind("cancel") == "close"
     assert cat.request_kind("frobnicate") == ""
+
+
+def test_known_tools_and_none_fits_grants_no_glob() -> None:
+    got, dropped = grants("add a dinner to my calendar on Saturday", ["mcp__google_calendar__update_event"])
+    assert got == []
+    assert any("no tool of the session fits it" in r for r in dropped)
+
+
+def test_explain_shows_the_binding() -> None:
+    from opafence.intent.explain import render
+
+    out = compile_explained(
+        "cancel tomorrow's standup in outlook", task="t", host=HOST, tools=cat.parse_tools(OUTLOOK)
+    )
+    text = render(out)
+    assert "tool binding (the session's tools):" in text
+    assert "bound to mcp__outlook__cancel_event" in text

@@ -473,6 +473,11 @@ def harden_grant(
                 return None
             out.tools = bound.tools
             h.notes.append(Note(out.evidence, "binding", f"{cls}/{cap}: {bound.note}"))
+        elif cap == "publish" and not out.domains:
+            # The session's tools are known and none fits: a service glob would cover only a
+            # tool that appears later, which a grant never does.
+            _drop(h, out, f"{bound.note} (the session's tools are known)", message)
+            return None
     if cap == "publish" and not (out.domains or out.tools):
         _drop(h, out, "an external write needs a domain or a named service to bound it", message)
         return None
