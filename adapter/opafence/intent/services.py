@@ -89,7 +89,9 @@ VERBS: dict[tuple[str, str], frozenset[str]] = {
     | _UPDATE
     | _ISSUE_UPDATE
     | frozenset(
-        words("cancel invite react leave request resolve drop post write close approve release comment")
+        words(
+            "cancel invite react leave request resolve drop post write close approve release comment reopen"
+        )
     ),
     ("COMMUNICATION", "send"): _SEND_LIKE
     | frozenset(words("let drop leave shoot nudge reply respond answer add give")),
@@ -180,7 +182,7 @@ def reading(c: _Clause) -> Reading | None:
     if lem == "release" and ws & BOOKING_WORDS:
         return Reading("publish", ["release"], None, people=False)
     only_people = all(t.literal or tx.is_recipient(t.core) or t.norm in ("and", "too", "also") for t in obj)
-    if lem == "invite" and recipients and not ws & (docs_words | _PLACES) and (events or only_people):
+    if lem == "invite" and recipients and not ws & (docs_words | _PLACES) and (events or only_people or when):
         return Reading("publish", ["update", "create"], ["event"], also=("send",))
     if lem in _CREATE and events and not (lem == "set" and first != "up") and not issue:
         return Reading("publish", ["create"], None)
@@ -198,6 +200,8 @@ def reading(c: _Clause) -> Reading | None:
         return Reading("publish", ["create"], ["comment", "note"])  # a note is GitLab's comment
     if lem == "approve" and issue:
         return Reading("publish", ["create"], ["review"])
+    if lem == "reopen" and issue:
+        return Reading("publish", ["reopen"], ["issue", "pull_request"])
     if lem == "merge" and issue:
         return Reading("publish", ["merge"], ["pull_request"])
     if (
