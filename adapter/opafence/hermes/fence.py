@@ -493,7 +493,8 @@ class Fence:
                 rec.policy.revision += 1
                 self._push(rec)
                 log.warning("opafence: tools changed after the grant, no longer covered: %s", sorted(changed))
-            rec.tools = toolset.snapshot(seen)
+            if root == session_id:  # a sub-agent's tools are not its parent's catalogue
+                rec.tools = toolset.snapshot(seen)
             self.store.save(rec, durable=True)
 
     def pre_tool_call(
