@@ -16,7 +16,10 @@ every request under `--authorization=basic`) cost before any policy runs. On the
 floor is its `status` operation (a framed round trip that evaluates no policy).
 
     .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown]
-        [--transport both] [--tasks 1000] [--json]
+        [--transport both] [--tasks 1000] [--agentsfence PYTHON] [--json]
+
+`--agentsfence PYTHON` also runs the same calls through AgentsFence 0.2.0a9's in-process
+evaluator under that Python (bench/agentsfence_reference.py) and prints the ratios.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -229,44 +233,85 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class Subject:
+    """One transport under test: its bridge, judge and task, started once for the whole run."""
+
+    def __init__(self, transport: str, tmp: Path, tasks: int) -> None:
+        # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
+        # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
+        self.config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
+        self.bridge = Bridge(self.config, tmp)
+        self.bridge.start()
+        host = Host(
+            auto_approve=False,
+            interactive=True,
+            platform="bench",
+            workspace=(str(tmp),),
+            cwd=str(tmp),
+            home=str(tmp),
+        )
+        self.judge = Judge(self.bridge, host, self.config)
+        self.state = self.judge.open_task(
+            "bench", "Fix the failing test in src/app and run the tests. Don't send email."
+        )
+        for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
+            self.bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
+        for tool, args in MIXED_CALLS * 20:  # warm-up
+            self.judge.judge(self.state, tool, args, assume_executed=False)
+        self.rounds: list[dict[str, Any]] = []
+        self.two: list[dict[str, float]] = []
+
+    def summary(self, calls: int, tasks: int) -> dict[str, Any]:
+        bridge = self.bridge
+        if bridge.transport == "pdp":  # the standby is started in the background
+            deadline = time.monotonic() + 30
+            while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+        out: dict[str, Any] = {"transport": bridge.transport, "calls": calls, "tasks": tasks}
+        out.update(median_of(self.rounds))
+        out["two_threads"] = {
+            k: round(statistics.median(t[k] for t in self.two), 1) for k in ("p50_us", "p99_us", "per_second")
+        }
+        out["opa_rss_mb"] = round(opa_rss_mb(bridge), 1)
+        standby = standby_rss_mb(bridge)
+        if standby is not None:
+            out["standby_rss_mb"] = round(standby, 1)
+        if len(self.rounds) > 1:
+            out["rounds"] = self.rounds
+        return out
+
+
+def run_all(
+    transports: list[str], calls: int, rounds: int = 1, steps: bool = False, tasks: int = 0
+) -> dict[str, dict[str, Any]]:
+    """Every transport started at once and measured in alternating rounds, so that the load of
+    a shared machine falls on each alike (side by side, not one after the other)."""
+    subjects: dict[str, Subject] = {}
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
+        try:
+            for transport in transports:
+                try:
+                    subjects[transport] = Subject(transport, Path(tmp) / transport, tasks)
+                except BridgeError as e:
+                    results[transport] = {"error": e.sentence()}
+            for _ in range(rounds):
+                for sub in subjects.values():
+                    sub.rounds.append(one_round(sub.judge, sub.state, sub.bridge, calls, steps))
+                    sub.two.append(threaded(sub.judge, 2, calls))
+            for transport, sub in subjects.items():
+                results[transport] = sub.summary(calls, tasks)
+        finally:
+            for sub in subjects.values():
+                sub.bridge.close()
+    return results
+
+
 def run(
     calls: int, rounds: int = 1, steps: bool = False, transport: str = "auto", tasks: int = 0
 ) -> dict[str, Any]:
-    # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
-    # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
-    config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
-    with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
-        bridge = Bridge(config, Path(tmp))
-        bridge.start()
-        try:
-            host = Host(
-                auto_approve=False, interactive=True, platform="bench", workspace=(tmp,), cwd=tmp, home=tmp
-            )
-            judge = Judge(bridge, host, config)
-            state = judge.open_task(
-                "bench", "Fix the failing test in src/app and run the tests. Don't send email."
-            )
-            for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
-                bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
-            for tool, args in MIXED_CALLS * 20:  # warm-up
-                judge.judge(state, tool, args, assume_executed=False)
-            results = [one_round(judge, state, bridge, calls, steps) for _ in range(rounds)]
-            two = threaded(judge, 2, calls)
-            if bridge.transport == "pdp":  # the standby is started in the background
-                deadline = time.monotonic() + 30
-                while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
-                    time.sleep(0.1)
-            rss, standby = opa_rss_mb(bridge), standby_rss_mb(bridge)
-            used = bridge.transport
-        finally:
-            bridge.close()
-    out: dict[str, Any] = {"transport": used, "calls": calls, "tasks": tasks, **median_of(results)}
-    out.update(two_threads=two, opa_rss_mb=round(rss, 1))
-    if standby is not None:
-        out["standby_rss_mb"] = round(standby, 1)
-    if rounds > 1:
-        out["rounds"] = results
-    return out
+    """One transport alone (bench/bundle_latency.py and others import this)."""
+    return run_all([transport], calls, rounds, steps, tasks)[transport]
 
 
 def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
@@ -293,6 +338,28 @@ def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
     return lines
 
 
+def agentsfence(python: str, calls: int) -> dict[str, Any]:
+    """The reference figures from bench/agentsfence_reference.py under `python`."""
+    script = Path(__file__).with_name("agentsfence_reference.py")
+    proc = subprocess.run(
+        [python, str(script), str(calls)],
+        input=json.dumps({"calls": MIXED_CALLS}),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+        cwd=tempfile.gettempdir(),
+    )
+    if proc.returncode != 0:
+        return {
+            "error": proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        }
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -302,23 +369,35 @@ def main() -> None:
     parser.add_argument("--breakdown", action="store_true", help="time each step of a decision apart")
     parser.add_argument("--transport", choices=("pdp", "server", "both", "auto"), default="both")
     parser.add_argument("--tasks", type=int, default=1000, help="live tasks held while measuring")
+    parser.add_argument("--agentsfence", metavar="PYTHON", help="a Python with agentsfence 0.2.0a9 installed")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
     transports = ["server", "pdp"] if args.transport == "both" else [args.transport]
-    results = {}
-    for transport in transports:
-        try:
-            results[transport] = run(args.calls, args.rounds, args.breakdown, transport, args.tasks)
-        except BridgeError as e:
-            results[transport] = {"error": e.sentence()}
+    results = run_all(transports, args.calls, args.rounds, args.breakdown, args.tasks)
+    if args.agentsfence:
+        ref = agentsfence(args.agentsfence, args.calls)
+        for result in list(results.values()):
+            if "error" not in result and "error" not in ref:
+                result["vs_agentsfence"] = {
+                    "p50_ratio": round(result["p50_us"] / ref["p50_us"], 2),
+                    "per_second_ratio": round(result["per_second"] / ref["per_second"], 3),
+                }
+        results["agentsfence"] = ref
     if args.json:
         print(json.dumps(results))
         return
     for transport, result in results.items():
         if "error" in result:
             print(f"[{transport}] not measured: {result['error']}")
+            continue
+        if transport == "agentsfence":
+            print(
+                f"[agentsfence {result['version']}] in-process evaluator, {result['calls']} calls: "
+                f"p50 {result['p50_us']} µs, p99 {result['p99_us']} µs, {result['per_second']} decisions/s "
+                f"(one thread); verdicts {result['verdicts']}"
+            )
             continue
         print(
             f"[{result['transport']}] {result['calls']} mixed calls (facts + input + OPA + validation), "
@@ -335,6 +414,11 @@ def main() -> None:
             rss += f" (standby {result['standby_rss_mb']} MB)"
         print(rss)
         print(f"  verdicts   {result['verdicts']}")
+        if "vs_agentsfence" in result:
+            vs = result["vs_agentsfence"]
+            print(
+                f"  vs AgentsFence: p50 {vs['p50_ratio']}x its p50, {vs['per_second_ratio']}x its decisions/s"
+            )
 
 
 if __name__ == "__main__":

@@ -85,6 +85,9 @@ class Grant(Model):
     operations: list[str] = Field(default_factory=list)
     # Share grants: the access the recipients get ("read", "comment", "write").
     access: str = ""
+    # remember / skill / schedule grants: the words of the owner's quote; the note, skill name or
+    # job prompt a call writes may use only these (rego/opafence/lib/grants.rego, words_ok).
+    words: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -5,6 +5,7 @@ The figures are printed (-s): how many decisions were right, blocked by the brid
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -63,16 +64,20 @@ def test_kill_storm_gives_no_wrong_answer(tmp_path: Path, transport: str) -> Non
                         wrong.append(repr(e))
                     continue
                 want = baseline[n % len(PROBES)]
+                blocked = False
                 with lock:
                     if d == want:
                         counts["right"] += 1
                     elif d.verdict == "block" and d.reasons[0].source == "bridge":
                         counts["bridge_block"] += 1
+                        blocked = True
                     else:
                         counts["wrong"] += 1
                         counts["wrong_allow"] += d.verdict == "allow"
                         wrong.append(d.summary())
                 n += THREADS
+                if blocked:
+                    time.sleep(0.005)  # an agent does not retry a blocked call in a tight loop
 
         threads = [threading.Thread(target=decide_forever, args=(t,)) for t in range(THREADS)]
         for t in threads:
@@ -81,17 +86,24 @@ def test_kill_storm_gives_no_wrong_answer(tmp_path: Path, transport: str) -> Non
         try:
             for _ in range(KILLS):
                 time.sleep(EVERY_S)
-                pid = b.local.opa_pid() if b.local is not None else None
+                # Whatever answers now (a restart may still be under way: then as soon as it is up).
+                deadline = time.monotonic() + 30
+                pid = None
+                while pid is None and time.monotonic() < deadline:
+                    pid = b.local.opa_pid() if b.local is not None and b.ready else None
+                    if pid is None:
+                        time.sleep(0.05)
                 if pid is not None:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                        killed += 1
             time.sleep(EVERY_S)
         finally:
             stop.set()
             for t in threads:
                 t.join(timeout=30)
         print(f"\n[{transport}] kills {killed}, restarts {b.restarts}, decisions {counts}")
-        assert killed >= KILLS - 1
+        assert killed == KILLS
         assert counts["exception"] == 0, wrong[:5]
         assert counts["wrong_allow"] == 0 and counts["wrong"] == 0, wrong[:5]
         assert counts["right"] > 0

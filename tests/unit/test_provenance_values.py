@@ -99,6 +99,7 @@ def test_ledger_records_first_source_and_owner_words() -> None:
         "call": 2,
         "labels": ["mail", "mcp"],
         "path": "",
+        "message": 0,
     }
     assert by["bob@example.com"]["user"]
     assert prov["lossy"] is False
@@ -155,3 +156,26 @@ def test_matching_never_raises() -> None:
     led = ValueLedger()
     prov = provenance_facts(led, "x", {"to": object()}, {"recipients": [{"address": 5}]})
     assert prov["lossy"] in (True, False)
+
+
+def test_a_link_in_a_message_body_is_not_a_destination() -> None:
+    args = {"to": ["lena@example.net"], "body": "https://reviews.example.com/top"}
+    facts = build_facts("mcp__gmail__send_email", args, CTX)
+    kinds = {t["kind"] for t in call_targets("mcp__gmail__send_email", args, facts, "/home/u")}
+    assert kinds == {"email"}
+
+
+def test_a_channel_the_owner_names_without_its_hash_is_theirs() -> None:
+    led = ValueLedger()
+    note_message(led, "Summarize #incidents and post it to the general channel", 1)
+    note_result(led, "mcp__slack__get_channel_history", 1, "see #general and #leak-drop", ["mcp"], {})
+    args = {"channel": "#general", "text": "summary"}
+    prov = provenance_facts(
+        led, "mcp__slack__post_message", args, build_facts("mcp__slack__post_message", args, CTX)
+    )
+    assert [(t["value"], t["user"], t["untrusted"]) for t in prov["targets"]] == [("general", True, True)]
+    args = {"channel": "#leak-drop", "text": "x"}
+    prov = provenance_facts(
+        led, "mcp__slack__post_message", args, build_facts("mcp__slack__post_message", args, CTX)
+    )
+    assert [(t["value"], t["user"]) for t in prov["targets"]] == [("leak-drop", False)]

@@ -26,6 +26,7 @@ from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering, toolset
+from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, default_workspace
 from opafence.inputs import decision_input
@@ -35,6 +36,7 @@ from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
+from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret
 
 if TYPE_CHECKING:
@@ -132,6 +134,7 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self.notices = Notices()  # what the person sees of blocks (hermes/notices.py)
         self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
@@ -331,8 +334,9 @@ class Fence:
             return {"target": {"error": ["the target summary failed"]}}
         return {"target": target} if target else {}
 
-    def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
-        return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
+    def _block(self, tool: str, reasons: list[Reason], targets: str = "") -> dict[str, str]:
+        message = f"opafence blocked {tool}: {explain(tool, reasons)}"
+        return {"action": "block", "message": message + (f" {printable(targets)}" if targets else "")}
 
     def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
@@ -582,17 +586,28 @@ class Fence:
             return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
+        # Where each target came from (in the user's words, or which result brought it in).
+        targets = describe_targets(facts.get("provenance", {}))
         if decision.verdict == "ask":
             # Hermes keeps "always" approvals forever: the key names the task, the policy
             # revision and the exact action, so an approval never leaks into another task.
             action = action_hash(tool, snap, decision, facts)
+            message = f"opafence: {printable(tool)} needs your approval: " + explain(tool, decision.reasons)
             return {
                 "action": "approve",
-                "message": f"opafence: {printable(tool)} needs your approval: "
-                + explain(tool, decision.reasons),
+                "message": message + (f" {printable(targets)}" if targets else ""),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
-        return self._block(tool, decision.reasons)
+        codes = [r.code for r in decision.reasons]
+        self.notices.blocked(rec.key, tool, codes, self._notice_target(facts, snap), not flags.auto_approve)
+        return self._block(tool, decision.reasons, targets)
+
+    def _notice_target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+        # The person's own terminal gets the redacted summary, whatever the trail keeps.
+        try:
+            return audit_targets.one_line(audit_targets.summarize(facts, args, "redacted"))
+        except Exception:
+            return ""
 
     def tool_execution(
         self,
@@ -742,10 +757,12 @@ class Fence:
             log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
-        """The session is over: unload its task from OPA (its file stays until it expires)."""
+        """The session is over: unload its task from OPA (its file stays until it expires), and
+        say on stderr what was blocked if nobody could have answered."""
         try:
             if self.store is None or self.bridge is None or not session_id:
                 return
+            self.notices.flush(self.store.task_key(session_id))
             self.bridge.delete_task(self.store.task_key(session_id))
             self.store.unload(session_id)
         except Exception:

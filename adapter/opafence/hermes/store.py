@@ -66,6 +66,7 @@ class TaskRecord:
                 "files": sorted(f.files),
                 "untrusted_sources": sorted(f.untrusted_sources),
                 "secret_read": f.secret_read,
+                "browser_page": f.browser_page,
                 "values": f.values.to_json(),
             },
         }
@@ -81,6 +82,7 @@ class TaskRecord:
             files=set(raw["files"]),
             untrusted_sources=set(raw["untrusted_sources"]),
             secret_read=bool(raw["secret_read"]),
+            browser_page=str(raw.get("browser_page", "")),
         )
         if key is not None:
             # A record from before values were kept has none: its unbound targets count as

@@ -78,6 +78,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "objects": g.objects,
             "operations": g.operations,
             "access": g.access,
+            "words": g.words,
         }
     )
 
@@ -192,7 +193,7 @@ def compile_explained(
         out.split = split
         for block in split.data:
             out.notes.append(Note(block.text[:120], "data", f"{block.kind}: kept as data, grants nothing"))
-        analysis = rules.analyze(split.instruction, service_words(tools))
+        analysis = rules.analyze(split.instruction)
         draft, compiled_by = _draft(split, analysis, cfg, out, tools)
         hardened = hd.harden(draft, analysis, text, reading, host, message_index, tools)
         out.notes.extend(hardened.notes)

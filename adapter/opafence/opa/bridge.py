@@ -57,7 +57,7 @@ class Bridge:
         self.client: Transport | None = None
         self.remote = config.opa.url is not None
         self.host_id = config.task_host_id() if self.remote else None
-        self.restarts = 0
+        self.full_restarts = 0  # the engine started again from nothing by the supervisor
         self.last_error: BridgeError | None = None
         self._tasks: dict[str, dict[str, Any]] = {}
         self._pushed_at: dict[str, float] = {}  # task key -> time.monotonic() of its last put_task
@@ -126,6 +126,13 @@ class Bridge:
             return LocalPdp(pdp, self.state, opa.start_timeout_s, own_bundle=own, standby=opa.pdp_standby)
         binary = resolve(opa.binary, opa.sha256)
         return LocalOpa(binary, self.state, opa.start_timeout_s, own_bundle=own)
+
+    @property
+    def restarts(self) -> int:
+        """How often the engine that answers was replaced: restarted by the supervisor, or (the
+        PDP) taken over by its standby."""
+        failovers = self.local.failovers if isinstance(self.local, LocalPdp) else 0
+        return self.full_restarts + failovers
 
     @property
     def transport(self) -> str:
@@ -219,7 +226,7 @@ class Bridge:
                 self.last_error = e
                 log.warning("OPA restart attempt %d failed: %s", attempt, e)
                 continue
-            self.restarts += 1
+            self.full_restarts += 1
             self._ready.set()
             return
 
@@ -326,7 +333,7 @@ class Bridge:
 
     # --- decisions -------------------------------------------------------------------------
 
-    def query(self, doc: dict[str, Any], params: str = "") -> dict[str, Any]:
+    def query(self, doc: dict[str, Any], params: str = "", timeout_s: float | None = None) -> dict[str, Any]:
         """The raw OPA answer for a decision input; raises BridgeError on any failure."""
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
@@ -335,7 +342,9 @@ class Bridge:
         if gate is not None:
             raise BridgeError(gate.code, gate.detail)
         path = REMOTE_DECISION_PATH if self.remote else DECISION_PATH
-        answer = self._client().request_json("POST", path + params, {"input": self._with_host_id(doc)})
+        answer = self._client().request_json(
+            "POST", path + params, {"input": self._with_host_id(doc)}, timeout_s=timeout_s
+        )
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:

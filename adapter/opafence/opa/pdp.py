@@ -454,6 +454,7 @@ class LocalPdp:
         last = "no answer yet"
         while time.monotonic() < deadline:
             if self._closing and p.role == "standby":
+                p.kill()
                 raise BridgeError("OPA_START_FAILED", "closing")
             try:
                 answer = json.loads(p.call(b'{"op":"status"}', 5.0)[1])

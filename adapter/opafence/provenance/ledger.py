@@ -39,7 +39,7 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "file",
             r"read_file|search_files|file|drive|doc|document|notion|sheet|pdf|note|dropbox|onedrive|box",
         ),
-        ("web", r"web|browser|search|http|fetch|url|page"),
+        ("web", r"web|browser|x_search|http|fetch|url|page"),
         ("contacts", r"contact|people|directory|address_book|crm"),
         ("payments", r"bank|pay|invoice|bill|stripe|paypal|wise|ledger"),
         ("booking", r"book|booking|hotel|flight|travel|reserv|airbnb|trip"),
@@ -144,6 +144,7 @@ class ValueLedger:
                     "call": int(src.get("call", 0)),
                     "labels": list(src.get("labels", [])),
                     "path": str(src.get("path", "")),
+                    "message": int(src.get("message", 0)),
                 }
             out.append(rec)
         return {"lossy": self.lossy, "why": self.lossy_why, "targets": out}

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from opafence.provenance.targets import call_targets
 # Results that are someone else's text whatever the call's classes say.
 ALWAYS_UNTRUSTED = frozenset({"delegate_task", "session_search"})
 ATTACHED = "attached context"
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{1,79}")
 
 
 def note_message(
@@ -32,6 +34,9 @@ def note_message(
     try:
         split = split_message(text if isinstance(text, str) else "")
         ledger.add_user(v.scan_text(split.instruction, home))
+        # A channel or person the owner names without its # or @ ("post it to the general
+        # channel", "DM kim") is still theirs.
+        ledger.add_user(("handle", w.lower()) for w in _WORD.findall(split.instruction))
         ledger.add_user(v.scan_text("\n".join(identity), home))
         data = "\n".join(b.text for b in split.data)
         if data.strip():
@@ -87,3 +92,32 @@ def provenance_facts(
             "why": f"matching the call's targets failed ({type(e).__name__})",
             "targets": [],
         }
+
+
+def describe_target(t: Mapping[str, Any]) -> str:
+    """One target and where it came from, in the words the person sees."""
+    src = t.get("source")
+    if t.get("user"):
+        where = "in your words"
+    elif isinstance(src, Mapping) and src.get("tool") == ATTACHED:
+        where = f"first came in with the text attached to message {src.get('message', 0)}"
+    elif isinstance(src, Mapping):
+        where = f"first came in from the result of {src.get('tool', '?')}, call {src.get('call', 0)}"
+    else:
+        where = "not seen in untrusted content"
+    return f"{t.get('value', '')} ({t.get('kind', '')}): {where}"
+
+
+def describe(prov: Mapping[str, Any], limit: int = 3) -> str:
+    """The provenance of a call's targets for a block or approval message ("" when none)."""
+    targets = [t for t in prov.get("targets", []) if t.get("kind") not in ("domain", "command")]
+    if not targets and not prov.get("lossy"):
+        return ""
+    shown = "; ".join(describe_target(t) for t in targets[:limit])
+    more = f" (+{len(targets) - limit} more)" if len(targets) > limit else ""
+    lossy = (
+        " The record of untrusted values is incomplete, so unnamed targets count as untrusted."
+        if prov.get("lossy")
+        else ""
+    )
+    return (f"Targets: {shown}{more}." if shown else "") + lossy

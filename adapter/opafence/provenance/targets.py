@@ -64,6 +64,8 @@ def call_targets(
         e = v.norm_email(str(r.get("address", "")))
         add("email", e, str(r.get("field", "")))
     for u in facts.get("urls", []):
+        if str(u.get("arg", "")).lower() in _SKIP_ARGS:
+            continue  # a link in a message body is content, not where the call goes
         h = v.norm_domain(str(u.get("host", "")))
         if h:
             add("host", h, str(u.get("arg", "")))
