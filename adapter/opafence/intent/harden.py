@@ -59,7 +59,7 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "commit": (
         lx.COMMIT_VERBS
         | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
-        frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
+        frozenset({"branch", "commit", "tag", "git", "stash", "out", "remote", "upstream", "origin"}),
     ),
     "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
     "run_server": (frozenset({"serve"}), lx.SERVER_WORDS | {"dev"}),

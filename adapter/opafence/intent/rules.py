@@ -637,6 +637,15 @@ def _folders_named(obj: tuple[tx.Token, ...]) -> list[str]:
     return names if ok and names else []
 
 
+def _after_pull(toks: tuple[tx.Token, ...]) -> bool:
+    n = [t.norm for t in toks if not t.literal] + ["", ""]
+    return any(
+        n[k] in ("after", "once")
+        and (n[k + 1] in ("pull", "pulling") or (n[k + 1] in ("you", "we") and n[k + 2] == "pull"))
+        for k in range(len(n) - 2)
+    )
+
+
 def _code_grants(c: _Clause) -> list[DraftGrant]:
     """A computation, parse or plot in execute_code: its code and the files it writes in the
     workspace (Rego covers only code that runs no command, opens no connection, evaluates no
@@ -1154,6 +1163,13 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
             found = kept
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
+        if (
+            not isinstance(found, str)
+            and _after_pull(toks_c)
+            and not any(g.capability == "commit" for g in found)
+        ):
+            # "run the build after you pull": the pull is asked for as well
+            found = [*found, _grant(request, "LOCAL_WRITE", "commit", workspace=True)]
         if isinstance(found, str):
             if lx.lemma(lem) not in lx.READ_VERBS:
                 notes.append(Note(clause.text, "ignored", found))
