@@ -211,11 +211,14 @@ class Fence:
         assert self.bridge is not None
         try:
             self.bridge.start()
-        except BridgeError as e:
-            self.fail(f"{e.code}: {e.sentence()}")
-            return
         except Exception as e:
-            self.fail(f"{type(e).__name__}: {e}")
+            reason = f"{e.code}: {e.sentence()}" if isinstance(e, BridgeError) else f"{type(e).__name__}: {e}"
+            if self._closed:
+                # Hermes is exiting while OPA starts (close() stopped it): no lockdown to tell.
+                self.error = reason
+                self._ready.set()
+                return
+            self.fail(reason)
             return
         self.error = None
         self._ready.set()
