@@ -34,8 +34,9 @@ _HANDLE = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}")
 _SLASH = re.compile(rb"/")
 _PATH = re.compile(rb"/[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40}")
 _NUMBER = re.compile(rb"0[0 ().-]{5,48}0")
-# The shape of _IBAN's digits and minimum tail ("00" cannot start inside another "AA00"'s "00").
-_IBAN_TAIL = re.compile(rb"00(?=(?: ?[A0]){11})")
+# _IBAN's start and minimum tail in the shape ("AA00" cannot overlap itself; the tail is a
+# lookahead, so a match consumes only those four bytes).
+_IBAN_START = re.compile(rb"AA00(?=(?: ?[A0]){11})")
 _IBAN = re.compile(rb"[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,34}")
 _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
 _PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
@@ -160,13 +161,9 @@ class Scanner:
                 yield ("number", raw.decode())
 
     def _ibans(self, b: bytes, shape: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        # Every "AA00" of the shape that the IBAN pattern could go on from, found by its "00" (a
-        # search for "AA00" stops at every letter); the others cost no Python at all.
-        for m in _IBAN_TAIL.finditer(shape):
-            k = m.start()
-            if k < 2 or shape[k - 2 : k] != b"AA":
-                continue
-            i = k - 2
+        # Only the "AA00" of the shape that the IBAN pattern can go on from reach Python.
+        for m in _IBAN_START.finditer(shape):
+            i = m.start()
             if i > 0 and shape[i - 1] in b"A0":
                 continue
             cand = _IBAN.match(b, i)
