@@ -42,6 +42,9 @@ _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
 _PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
 # One literal search per verb: an alternation would be tried at every space.
 _INSTALLS = tuple(re.compile(rb" " + verb + rb" ") for verb in (b"install", b"add", b"i", b"get", b"require"))
+# Install gates whose literal search the regex engine does faster than bytes.find (measured).
+_ADD = re.compile(rb"add ")
+_GET = re.compile(rb"get ")
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
 )
@@ -96,8 +99,8 @@ class Scanner:
         if b"`" in b or (b"$" in b and b"$ " in b) or (b">" in b and b"> " in b) or (has_hash and b"# " in b):
             yield from self._commands(b, once)
         if (
-            b"add " in b
-            or b"get " in b
+            _ADD.search(b) is not None
+            or _GET.search(b) is not None
             or b" i " in b
             or b"install " in b
             or (b"q" in b and b"require " in b)
