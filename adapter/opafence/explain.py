@@ -21,6 +21,7 @@ from opafence.judge import Judge
 from opafence.provenance.record import describe_target
 
 TraceLevel = Literal["notes", "fails", "full"]
+TRACE_TIMEOUT_S = 30.0
 BOUND_FIELDS = ("recipients", "domains", "paths", "commands", "packages", "tools")
 
 
@@ -55,7 +56,8 @@ def explain_call(
             return out
         out.update(facts=facts, input=doc)
         try:
-            answer = judge.bridge.query(doc, trace_params(trace))
+            # A trace is for a person reading it, not the hot path: OPA may take its time.
+            answer = judge.bridge.query(doc, trace_params(trace), TRACE_TIMEOUT_S if trace else None)
             decision = Decision.model_validate(answer["result"])
             if trace is not None:
                 out["explanation"] = answer.get("explanation", [])

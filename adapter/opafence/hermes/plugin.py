@@ -7,6 +7,7 @@ itself never raises: if even the Fence cannot be built, a bare lockdown is regis
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -30,11 +31,14 @@ def register(ctx: Any) -> None:
         return
     ctx.register_hook("pre_tool_call", fence.pre_tool_call)
     ctx.register_middleware("tool_execution", fence.tool_execution)
+    # The end-of-run summary of unattended blocks (hermes -z, chat -q): at exit, whatever is left.
+    atexit.register(fence.notices.flush)
     try:
         budgets = BudgetHooks(fence)
         # Model calls next: spend caps, and a stopped agent when setup fails.
         budgets.register(ctx)
         ctx.register_hook("pre_llm_call", fence.pre_llm_call)
+        ctx.register_middleware("llm_request", fence.llm_request)
         ctx.register_hook("post_tool_call", fence.post_tool_call)
         ctx.register_hook("subagent_start", fence.subagent_start)
         ctx.register_hook("on_session_start", fence.session_start)

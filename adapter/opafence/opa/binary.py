@@ -89,15 +89,32 @@ def resolve(configured: str | None = None, pinned_sha256: str | None = None) -> 
         if version != PINNED_VERSION:
             msg = f"{origin} {real} is opa {version}, opafence needs {PINNED_VERSION}"
             if explicit:
-                raise BridgeError("OPA_NOT_FOUND", msg)
+                raise BridgeError("OPA_NOT_FOUND", f"{msg}. {install_hint()}")
             problems.append(msg)
             continue
         digest = file_sha256(real)
         if pinned_sha256 and digest.lower() != pinned_sha256.lower():
             raise BridgeError("OPA_NOT_FOUND", f"{real} has SHA-256 {digest}, config pins {pinned_sha256}")
         return OpaBinary(path=real, version=version, sha256=digest)
-    detail = "; ".join(problems) if problems else f"no opa {PINNED_VERSION} on PATH or in .tools/bin"
-    raise BridgeError("OPA_NOT_FOUND", detail)
+    where = "PATH or .tools/bin" if _in_checkout() else "PATH"
+    detail = "; ".join(problems) if problems else f"no opa binary on {where}"
+    raise BridgeError("OPA_NOT_FOUND", f"{detail}. {install_hint()}")
+
+
+def _in_checkout() -> bool:
+    # adapter/opafence/opa/binary.py in a source checkout; site-packages/opafence/... when installed.
+    return (Path(__file__).resolve().parents[3] / "pyproject.toml").is_file()
+
+
+def install_hint() -> str:
+    """How to get the opa opafence needs, in steps that work for an installed package."""
+    steps = (
+        f"Install opa {PINNED_VERSION}: download the release binary for your platform from the Open "
+        "Policy Agent project's GitHub releases, make it executable and put it on PATH (or set "
+        "OPAFENCE_OPA_BIN, or opa.binary in the config, to its path); or "
+        f"`go install github.com/open-policy-agent/opa@v{PINNED_VERSION}`"
+    )
+    return steps + (" (in this checkout, `make setup` does that)" if _in_checkout() else "")
 
 
 def _pdp_candidates(configured: str | None) -> list[tuple[str, Path]]:

@@ -117,6 +117,10 @@ class Bridge:
         """opafence-pdp over a pipe when it is there (or asked for), else the stock opa server."""
         opa = self.config.opa
         own = own_bundle_path(self.config)
+        if opa.binary or opa.sha256 or os.environ.get("OPAFENCE_OPA_BIN"):
+            # An explicit opa choice must be usable even when the PDP decides: a typo'd path or a
+            # pin that does not match is a configuration error to report, never ignored.
+            resolve(opa.binary, opa.sha256)
         pdp = None
         if opa.transport != "server":
             pdp = resolve_pdp(opa.pdp_binary, opa.pdp_sha256)
@@ -333,7 +337,7 @@ class Bridge:
 
     # --- decisions -------------------------------------------------------------------------
 
-    def query(self, doc: dict[str, Any], params: str = "") -> dict[str, Any]:
+    def query(self, doc: dict[str, Any], params: str = "", timeout_s: float | None = None) -> dict[str, Any]:
         """The raw OPA answer for a decision input; raises BridgeError on any failure."""
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
@@ -342,7 +346,9 @@ class Bridge:
         if gate is not None:
             raise BridgeError(gate.code, gate.detail)
         path = REMOTE_DECISION_PATH if self.remote else DECISION_PATH
-        answer = self._client().request_json("POST", path + params, {"input": self._with_host_id(doc)})
+        answer = self._client().request_json(
+            "POST", path + params, {"input": self._with_host_id(doc)}, timeout_s=timeout_s
+        )
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:

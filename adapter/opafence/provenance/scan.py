@@ -37,8 +37,9 @@ _NUMBER = re.compile(rb"0[0 ().-]{5,48}0")
 _IBAN_SHAPE = re.compile(rb"AA00")
 _IBAN = re.compile(rb"[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,34}")
 _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
-_PROMPT = re.compile(rb"(?:^|\n)[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
-_INSTALL = re.compile(rb" (?:install|add|i|get|require) ")
+_PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
+# One literal search per verb: an alternation would be tried at every space.
+_INSTALLS = tuple(re.compile(rb" " + verb + rb" ") for verb in (b"install", b"add", b"i", b"get", b"require"))
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
 )
@@ -195,14 +196,14 @@ class Scanner:
 
     def _commands(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
         for rx in (_BACKTICK, _PROMPT):
-            for m in rx.finditer(b):
+            for m in rx.finditer(b"\n" + b if rx is _PROMPT else b):
                 raw = m.group(1)
                 if once(b"c:" + raw):
                     yield ("command", raw.decode("utf-8", "replace"))
 
     def _installs(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
         low = b.lower()
-        for m in _INSTALL.finditer(low):
+        for m in (m for rx in _INSTALLS for m in rx.finditer(low)):
             i = m.start()
             j = i
             while j > 0 and i - j < 12 and low[j - 1] not in b" \t\n`$;&|(":

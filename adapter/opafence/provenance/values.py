@@ -249,17 +249,18 @@ def _email_values(raw: str) -> Iterator[Value]:
 
 # Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
 # searches, so text without them costs one fast pass each); only a window around each is read.
-_OBF_HINT = re.compile(r"at\s{0,3}[\])}>]|dot\s{0,3}[\])}>]| dot ")
+_OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
 
 
 def _deobfuscated(text: str, low: str) -> str:
     """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
     parts: list[str] = []
     last = -1
-    for m in _OBF_HINT.finditer(low):
-        if m.start() < last:
+    hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+    for start in hits:
+        if start < last:
             continue
-        a, z = max(0, m.start() - 120), m.end() + 160
+        a, z = max(0, start - 120), start + 170
         last = z
         window = text[a:z]
         parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))

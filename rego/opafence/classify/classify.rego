@@ -11,6 +11,7 @@
 #   - data.config: schema.config
 package opafence.classify
 
+import data.opafence.classify.args
 import data.opafence.classify.mcp
 import data.opafence.classify.shell
 import data.opafence.lib.action
@@ -66,10 +67,10 @@ browser_page := {p} if {
 	p != ""
 } else := set()
 
-fact_recipients := {lower(r.address) |
+fact_recipients := ({lower(r.address) |
 	some r in input.facts.recipients
 	object.get(r, "address", "") != ""
-} | channel_recipients
+} | channel_recipients) | handle_recipients
 
 # A recipient the facts could not read as an address: no recipient grant can cover the call.
 recipients_unclear if {
@@ -80,6 +81,7 @@ recipients_unclear if {
 recipients_unclear if {
 	some v in channel_values
 	not channel_name(v)
+	not channel_handle(v)
 }
 
 clear_recipient(r) if {
@@ -110,6 +112,25 @@ channel_name(v) := name if {
 	regex.match(`^[a-z0-9][a-z0-9_.-]{0,79}$`, name)
 }
 
+# A direct message to a handle written where a channel goes (`"channel": "@oskar"`).
+channel_handle(v) := lower(trim_space(v)) if {
+	is_string(v)
+	regex.match(`^@[a-z0-9][a-z0-9_.-]{0,63}$`, lower(trim_space(v)))
+}
+
+# People a call reaches by handle: DM targets, invitees, reviewers ("@tanvir" or ["@tanvir"]).
+handle_keys := {"user", "users", "user_handle", "handle", "handles", "reviewers", "invitee", "invitees", "members", "assignee", "assignees"}
+
+handle_recipients contains h if {
+	some k, v in input.call.args
+	lower(k) in handle_keys
+	some h in handle_values(v)
+}
+
+handle_values(v) := {h | h := channel_handle(v)} if is_string(v)
+
+handle_values(v) := {h | some x in v; h := channel_handle(x)} if is_array(v)
+
 # METADATA
 # title: channel_recipients
 # description: |
@@ -119,6 +140,9 @@ channel_name(v) := name if {
 channel_recipients := {concat("", ["#", name]) |
 	some v in channel_values
 	name := channel_name(v)
+} | {h |
+	some v in channel_values
+	h := channel_handle(v)
 }
 
 # Targets of a table-driven action: whatever the facts found in the arguments.
@@ -144,6 +168,11 @@ known_tool if mcp.is_mcp
 fallback_actions contains action.make("UNKNOWN", {"why": "tool"}) if not known_tool
 
 fallback_actions contains action.make("UNKNOWN", {"why": "opaque arguments"}) if input.facts.opaque == true
+
+# A built-in tool called with arguments its schema does not have (or without a required one).
+fallback_actions contains action.make("UNKNOWN", {"why": why}) if {
+	some why in args.whys
+}
 
 # --- derived actions ---------------------------------------------------------------------------
 
@@ -191,6 +220,7 @@ path_kinds(p) := shell.sensitive_kinds(p) | {"SELF_MODIFICATION" | count(paths.a
 classes := quick_classes if {
 	not input.facts.opaque
 	not mapping
+	count(args.whys) == 0
 } else := {a.class | some a in actions}
 
 # Calls whose classes need no actions built: a tool whose table entry is a fixed list of

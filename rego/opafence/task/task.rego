@@ -15,6 +15,7 @@
 package opafence.task
 
 import data.opafence.classify
+import data.opafence.classify.args
 import data.opafence.lib.grants
 import data.opafence.lib.paths
 import data.opafence.lib.reason
@@ -351,7 +352,7 @@ deny contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
-	not c in requested
+	not unbound_request(c)
 }
 
 # METADATA
@@ -374,7 +375,23 @@ ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase[c]}) i
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
+	unbound_request(c)
+}
+
+# METADATA
+# title: unbound_request
+# description: |
+#   An action of a requested class whose targets are known and none of them hidden (a
+#   dot-directory such as ~/.ssh or ~/.hermes is configuration, never an unbound target of
+#   "clean up" or "delete the largest file").
+unbound_request(c) if {
 	c in requested
+	every a in classify.actions_by_class[c] {
+		not a.open
+		every p in a.paths {
+			not contains(p, "/.")
+		}
+	}
 }
 
 # METADATA
@@ -398,6 +415,7 @@ ask contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.p
 deny contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 	"UNKNOWN" in unauthorized
 	settings.mode == "strict"
+	count(_other_unknowns) > 0
 }
 
 # METADATA
@@ -409,9 +427,39 @@ deny contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 ask contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 	"UNKNOWN" in unauthorized
 	settings.mode != "strict"
+	count(_other_unknowns) > 0
 }
 
-unknown_why := concat(", ", sort(classify.unknown_why))
+# Why the call is UNKNOWN, argument problems of a built-in tool left to UNKNOWN_ARGUMENTS.
+_other_unknowns := classify.unknown_why - args.whys
+
+unknown_why := concat(", ", sort(_other_unknowns))
+
+# METADATA
+# title: UNKNOWN_ARGUMENTS_STRICT
+# description: "opafence cannot tell what this call does: {{.why}}. Strict mode blocks what it cannot classify."
+# custom:
+#   code: UNKNOWN_ARGUMENTS
+#   fix: Call the tool with the argument names its schema defines (a misspelled key is never guessed).
+deny contains reason.render(rego.metadata.rule(), {"why": args_why}) if {
+	"UNKNOWN" in unauthorized
+	settings.mode == "strict"
+	args_why != ""
+}
+
+# METADATA
+# title: UNKNOWN_ARGUMENTS_ASK
+# description: "opafence cannot tell what this call does: {{.why}}. So the user is asked before it runs."
+# custom:
+#   code: UNKNOWN_ARGUMENTS
+#   fix: Call the tool with the argument names its schema defines (a misspelled key is never guessed).
+ask contains reason.render(rego.metadata.rule(), {"why": args_why}) if {
+	"UNKNOWN" in unauthorized
+	settings.mode != "strict"
+	args_why != ""
+}
+
+args_why := concat("; ", sort(args.whys))
 
 # METADATA
 # title: FINANCIAL_CONFIRM

@@ -212,6 +212,8 @@ cases := [
 	{"name": "git branch -D", "in": sh([["git", "branch", "-D", "wip"]]), "task": commit, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	# A branch goes only by a grant for that branch (issue 14), never by one for emails or records.
 	{"name": "delete grant without paths no longer covers a branch", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_unnamed, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a commit grant never changes a remote", "in": sh([["git", "remote", "set-url", "origin", "https://evil.example/x.git"]]), "task": commit, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a commit grant never adds a remote", "in": sh([["git", "remote", "add", "x", "https://evil.example/x.git"]]), "task": commit, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "branch grant covers its safe delete", "in": sh([["git", "branch", "-d", "wip"]]), "task": delete_wip, "want": "allow", "codes": set()},
 	{"name": "branch grant never covers a forced delete", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "branch grant never covers another branch", "in": sh([["git", "branch", "-d", "main"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
