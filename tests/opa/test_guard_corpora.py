@@ -75,13 +75,16 @@ ATTACKS = load("attacks*.jsonl")
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
 # strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
 KNOWN_ELSEWHERE: dict[str, str] = {}
-# Python look-alikes run with execute_code: no grant the rules compiler makes covers execute_code
-# (EXECUTION without a runner capability), so the task asks; the guards must still stay silent.
+# Python look-alikes run with execute_code: only a request for a computation, parse or plot grants
+# execute_code (run_code, issue 14), so the other messages ask; the guards must still stay silent.
+_COMPUTATIONS = {"code-ok-csv", "code-ok-thread-local"}  # "Count the rows ...", "Compute four squares ..."
 KNOWN_ELSEWHERE.update(
     {
         line["id"]: "task: no compiled grant covers execute_code"
         for line in ALLOWED
-        if line["id"].startswith("code-ok-") and line["calls"][0]["tool"] == "execute_code"
+        if line["id"].startswith("code-ok-")
+        and line["calls"][0]["tool"] == "execute_code"
+        and line["id"] not in _COMPUTATIONS
     }
 )
 
