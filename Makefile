@@ -68,6 +68,7 @@ pytest: setup
 bench: setup
 	$(PY) bench/decision_latency.py
 	$(PY) bench/audit_append.py
+	$(PY) bench/provenance_values.py
 
 # Our own bundle, optimized; signed with `make bundle SIGNING_KEY=key.pem [SIGNING_ALG=ES256]`.
 SIGNING_ALG ?= RS256

@@ -140,6 +140,7 @@ def threaded(judge: Judge, threads: int, calls: int) -> dict[str, float]:
 def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
     """What the plugin pays per call: Judge.judge (facts, input, OPA, validation, bookkeeping)."""
     e2e: list[float] = []
+    by_kind: dict[str, list[float]] = {}
     verdicts: dict[str, int] = {}
     started = time.perf_counter()
     for i in range(calls):
@@ -147,7 +148,9 @@ def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
         state.session = SessionFacts()  # keep the input size steady
         t0 = time.perf_counter_ns()
         judged = judge.judge(state, tool, args, assume_executed=False)
-        e2e.append((time.perf_counter_ns() - t0) / 1000.0)
+        us = (time.perf_counter_ns() - t0) / 1000.0
+        e2e.append(us)
+        by_kind.setdefault(kind_of(tool, args), []).append(us)
         verdicts[judged.decision.verdict] = verdicts.get(judged.decision.verdict, 0) + 1
     elapsed = time.perf_counter() - started
     return {
@@ -155,7 +158,15 @@ def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
         "mean_us": round(statistics.fmean(e2e), 1),
         "per_second": round(calls / elapsed, 1),
         "verdicts": verdicts,
+        "by_kind": {k: p50_p99(v) for k, v in by_kind.items()},
     }
+
+
+def kind_of(tool: str, args: dict[str, Any]) -> str:
+    """A label for one of MIXED_CALLS: the tool, and a terminal command's first words."""
+    if tool == "terminal":
+        return "terminal: " + " ".join(str(args["command"]).split()[:2])
+    return tool
 
 
 def opa_eval(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dict[str, float]:
@@ -222,6 +233,13 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("p50_us", "p99_us", "mean_us", "per_second", "opa_eval_p50_us", "opa_eval_p99_us")
     out: dict[str, Any] = {k: round(statistics.median(r[k] for r in rounds), 1) for k in keys}
     out["verdicts"] = rounds[-1]["verdicts"]
+    out["by_kind"] = {
+        kind: {
+            q: round(statistics.median(r["by_kind"][kind][q] for r in rounds), 1)
+            for q in ("p50_us", "p99_us")
+        }
+        for kind in rounds[0]["by_kind"]
+    }
     if "breakdown" in rounds[0]:
         out["breakdown"] = {
             name: {
@@ -329,6 +347,11 @@ def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
         ),
         f"{indent}OPA eval   p50 {result['opa_eval_p50_us']} µs, p99 {result['opa_eval_p99_us']} µs",
     ]
+    kinds = result.get("by_kind", {})
+    if kinds:
+        lines.append(f"{indent}{'call kind':<34}{'p50 µs':>9}{'p99 µs':>9}")
+        for kind, figures in kinds.items():
+            lines.append(f"{indent}{kind:<34}{figures['p50_us']:>9}{figures['p99_us']:>9}")
     steps = result.get("breakdown")
     if steps:
         lines.append(f"{indent}{'step':<20}{'p50 µs':>9}{'p99 µs':>9}")

@@ -273,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     from opafence.log_cmd import add_parser as add_log_parser
 
     add_log_parser(sub)
+    from opafence.approvals_cmd import add_parser as add_approvals_parser
+
+    add_approvals_parser(sub)
     from opafence.fleet_cmd import add_parser as add_fleet_parser
 
     add_fleet_parser(sub)

@@ -13,6 +13,7 @@ package opafence
 import data.opafence.bundles
 import data.opafence.classify
 import data.opafence.config_check
+import data.opafence.fast
 import data.opafence.lib.reason
 import data.opafence.settings
 import data.opafence.task
@@ -23,8 +24,18 @@ import data.opafence.task
 #   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
 #   the grants that cover the call (so the bridge can count per-grant max_calls), and the
 #   kinds of untrusted content the call brings in once it has run (the session records them).
+#   The fast tier answers the common calls it can decide exactly as the full policy would
+#   (tests/opa/test_fast_equivalence.py); the full policy decides everything else.
 # entrypoint: true
-decision := {
+decision := d if {
+	d := fast.decision
+} else := full_decision
+
+# METADATA
+# title: full_decision
+# description: The full policy's decision, whatever the fast tier says (the authority).
+# entrypoint: true
+full_decision := {
 	"verdict": verdict,
 	"reasons": reasons,
 	"classes": classes,

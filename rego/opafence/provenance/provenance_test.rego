@@ -164,6 +164,24 @@ test_success_requested_delete_with_unbound_target_asks if {
 	"REQUESTED_UNBOUND" in codes(d)
 }
 
+test_fail_requested_delete_of_a_hidden_directory_still_blocks if {
+	rm := f.terminal([f.sh(["rm", "-rf", "/home/u/.config/app"])])
+	tsk := object.union(f.no_task, {"requests": [{"class": "DELETE", "message": 1}]})
+	inp := object.union(rm, {"host": object.union(f.host, attended)})
+	deny := {r.code | some r in data.opafence.task.deny} with input as inp with data.tasks.t as tsk
+	ask := {r.code | some r in data.opafence.task.ask} with input as inp with data.tasks.t as tsk
+	"NOT_AUTHORIZED" in deny
+	not "REQUESTED_UNBOUND" in ask
+}
+
+test_success_requested_delete_in_the_home_directory_asks if {
+	rm := f.terminal([f.sh(["rm", "/home/u/Downloads/big.iso"])])
+	tsk := object.union(f.no_task, {"requests": [{"class": "DELETE", "message": 1}]})
+	inp := object.union(rm, {"host": object.union(f.host, attended)})
+	ask := {r.code | some r in data.opafence.task.ask} with input as inp with data.tasks.t as tsk
+	"REQUESTED_UNBOUND" in ask
+}
+
 test_fail_unrequested_delete_blocks if {
 	rm := f.terminal([f.sh(["rm", "/home/u/Downloads/big.iso"])])
 	d := decide(rm, attended, f.no_task, {})

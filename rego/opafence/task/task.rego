@@ -352,7 +352,7 @@ deny contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
-	not c in requested
+	not unbound_request(c)
 }
 
 # METADATA
@@ -375,7 +375,23 @@ ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase[c]}) i
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
+	unbound_request(c)
+}
+
+# METADATA
+# title: unbound_request
+# description: |
+#   An action of a requested class whose targets are known and none of them hidden (a
+#   dot-directory such as ~/.ssh or ~/.hermes is configuration, never an unbound target of
+#   "clean up" or "delete the largest file").
+unbound_request(c) if {
 	c in requested
+	every a in classify.actions_by_class[c] {
+		not a.open
+		every p in a.paths {
+			not contains(p, "/.")
+		}
+	}
 }
 
 # METADATA
