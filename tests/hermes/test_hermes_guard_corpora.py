@@ -30,6 +30,7 @@ from opafence.judge import Judge
 from opafence.opa.bridge import Bridge
 
 from ..opa.test_guard_corpora import ALLOWED, ATTACKS, HOST, KNOWN_ELSEWHERE, matches, run
+from ..opa.test_intent_abuse import ABUSE
 from .conftest import HERMES_BIN
 
 FICTIONAL_HOME = HOST.home
@@ -143,7 +144,7 @@ def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
         (FICTIONAL_PACKAGE, package),
         (FICTIONAL_HOME, str(home)),
     ]
-    for line in ALLOWED + ATTACKS + PARITY:
+    for line in ALLOWED + ATTACKS + ABUSE + PARITY:
         proc.stdin.write(json.dumps(translate(line, mapping)) + "\n")
     proc.stdin.close()
     results = {}
@@ -185,6 +186,15 @@ def test_allowed_work_is_allowed_through_the_plugin(
 
 @pytest.mark.parametrize("line", ATTACKS, ids=[line["id"] for line in ATTACKS])
 def test_attack_is_not_allowed_through_the_plugin(
+    plugin_verdicts: dict[str, list[str]], line: dict[str, Any]
+) -> None:
+    got = plugin_verdicts[line["id"]]
+    assert all(matches(w, v) for w, v in zip(line["expect"], got, strict=True)), explain(line, got)
+
+
+# The grant-abuse corpus (issue 14 item 3): calls inside granted tasks that reach past the words.
+@pytest.mark.parametrize("line", ABUSE, ids=[line["id"] for line in ABUSE])
+def test_grant_abuse_is_not_allowed_through_the_plugin(
     plugin_verdicts: dict[str, list[str]], line: dict[str, Any]
 ) -> None:
     got = plugin_verdicts[line["id"]]

@@ -33,7 +33,7 @@ cases := [
 	{"name": "unclear recipients", "g": g("COMMUNICATION", {"recipients": ["x@y.z"]}), "a": a("COMMUNICATION", {"recipients": {"x@y.z"}, "open": true}), "want": false},
 	{"name": "domain granted", "g": g("EXTERNAL_WRITE", {"domains": ["github.com"]}), "a": a("EXTERNAL_WRITE", {"domains": {"api.github.com"}}), "want": true},
 	{"name": "domain missing", "g": g("EXTERNAL_WRITE", {"domains": ["github.com"]}), "a": a("EXTERNAL_WRITE", {}), "want": false},
-	{"name": "command prefix", "g": g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]}), "a": a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), "want": true},
+	{"name": "command named", "g": g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]}), "a": a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), "want": true},
 	{"name": "no argv", "g": g("EXECUTION", {"commands": ["make deploy"]}), "a": a("EXECUTION", {}), "want": false},
 	{"name": "tool glob", "g": g("EXTERNAL_WRITE", {"tools": ["term*"]}), "a": a("EXTERNAL_WRITE", {}), "want": true},
 	{"name": "tool glob miss", "g": g("EXTERNAL_WRITE", {"tools": ["mcp__*"]}), "a": a("EXTERNAL_WRITE", {}), "want": false},
@@ -170,8 +170,17 @@ literal_covered(row) if grants.covers(row.g, row.a, row.ctx)
 
 else := false
 
-test_literal_command_prefix_still_covers_execution if {
-	grants.covers(lit_rm, a("EXECUTION", {"argv": ["rm", "-rf", "node_modules", "x"], "caps": {"run_command"}}), lctx([]))
+# A literal runs only as written: the same argv, run the way it was named, where it was named.
+test_literal_command_is_exact if {
+	exec := a("EXECUTION", {"argv": ["rm", "-rf", "node_modules"], "caps": {"run_command"}})
+	grants.covers(lit_rm, exec, lctx([rm_nm]))
+	not grants.covers(lit_rm, a("EXECUTION", {"argv": ["rm", "-rf", "node_modules", "x"], "caps": {"run_command"}}), lctx([]))
+	not grants.covers(lit_rm, exec, lctx([cmdx(rm_nm.argv, {"env": {"X": "1"}})]))
+	not grants.covers(lit_rm, exec, lctx([cmdx(rm_nm.argv, {"wrappers": ["nohup"]})]))
+	not grants.covers(lit_rm, exec, object.union(lctx([rm_nm]), {"run_dirs": {"/tmp"}}))
+	no_literal := g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]})
+	grants.covers(no_literal, a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), lctx([command(["make", "deploy"])]))
+	not grants.covers(no_literal, a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), lctx([cmdx(["make", "deploy"], {"env": {"X": "1"}})]))
 }
 
 # --- objects, kinds of action, people, access, runners --------------------------------------------

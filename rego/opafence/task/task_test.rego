@@ -187,7 +187,7 @@ cases := [
 	{"name": "npm test", "in": sh([["npm", "test"]]), "task": tests, "want": "allow", "codes": set()},
 	{"name": "make deploy is not a test", "in": sh([["make", "deploy"]]), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "literal command", "in": sh([["make", "deploy"]]), "task": deploy, "want": "allow", "codes": set()},
-	{"name": "literal command with arguments", "in": sh([["make", "deploy", "ENV=staging"]]), "task": deploy, "want": "allow", "codes": set()},
+	{"name": "literal command with more arguments", "in": sh([["make", "deploy", "ENV=staging"]]), "task": deploy, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "literal command is not a name prefix", "in": sh([["make", "deploy-prod"]]), "task": deploy, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "run_command needs commands", "in": sh([["make", "deploy"]]), "task": run_any, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "tests then delete", "in": sh([["pytest"], ["rm", "-rf", "/ws/build"]]), "task": tests, "want": "block", "codes": {"NOT_AUTHORIZED"}},
