@@ -74,6 +74,12 @@ CONTROLS: list[tuple[str, str, dict[str, Any]]] = [
     ("runner-cargo", "build the project", _term("cargo build --release")),
     ("runner-lint", "run the linter", _term("ruff check .")),
     ("runner-format", "format the code", _term("black .")),
+    ("runner-dev-server", "start the dev server", _term("npm run dev")),
+    ("runner-venv", "create a virtualenv", _term("python -m venv .venv")),
+    ("runner-migrate", "run the migrations", _term("python manage.py migrate")),
+    ("runner-pythonpath", "Run the tests", _term("PYTHONPATH=src pytest -q")),
+    ("runner-ci-env", "Run the tests", _term("CI=1 npm test")),
+    ("script-interpreter", "run scripts/cleanup_tmp.py", _term("python3 scripts/cleanup_tmp.py")),
     ("literal-exact", "Run `make deploy`", _term("make deploy")),
     ("literal-spaces", "Run `npm   run   e2e`", _term("npm run e2e")),
     ("literal-args", "Run `./deploy.sh staging`", _term("./deploy.sh staging")),
@@ -161,10 +167,19 @@ def test_corpus_is_well_formed() -> None:
     assert min(calls.values()) >= 20, calls
 
 
+# Categories whose task must hold the grant the call abuses (the others test words that grant
+# nothing: text to transform, and prohibitions).
+GRANTED = {"runner_options", "literal_exact", "push_remote", "send_recipients"}
+
+
 @pytest.mark.parametrize("line", ABUSE, ids=[line["id"] for line in ABUSE])
 def test_abuse_is_not_allowed(judge: Judge, line: dict[str, Any]) -> None:
-    got = run(judge, line)
+    out = replay_line(judge, json.dumps(line))
+    assert "error" not in out, out
+    got = out["verdicts"]
     assert all(matches(w, v["verdict"]) for w, v in zip(line["expect"], got, strict=True)), explain(line, got)
+    if line["category"] in GRANTED:
+        assert out["policy"]["grants"], f"{line['id']}: the task grants nothing, so nothing is abused"
 
 
 @pytest.mark.parametrize(("message", "call"), [c[1:] for c in CONTROLS], ids=[c[0] for c in CONTROLS])

@@ -168,17 +168,25 @@ commands_ok(g, a, ctx) if {
 	}
 }
 
-# A command recorded without a literal (one the parser could not follow, or a grant made
-# elsewhere): the same words, run bare.
+# A command recorded without a literal of its own (one the parser could not follow, a spelling
+# the compiler adds such as `python3 x.py` for "run x.py", or a grant made elsewhere): the same
+# words, run bare where the task runs.
 commands_ok(g, a, ctx) if {
 	count(g.commands) > 0
-	count(g.literals) == 0
 	count(a.argv) > 0
+	not has_literal(g, a)
 	paths.command_matches_any(a.argv, g.commands)
 	every c in runs_of(a, ctx) {
 		bare(c)
 	}
-	count(object.get(ctx, "run_dirs", set())) == 0
+	every d in object.get(ctx, "run_dirs", set()) {
+		d == object.get(ctx, "cwd", "")
+	}
+}
+
+has_literal(g, a) if {
+	some lit in g.literals
+	lit.argv == a.argv
 }
 
 # The call's simple commands that are this action's command.
