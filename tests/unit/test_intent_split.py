@@ -189,7 +189,13 @@ CASES = [
         "push",
         ["introduced"],
     ),
-    ("poem-about", "Write a poem about: deleting the database", "Write a poem about:", "deleting", ["introduced"]),
+    (
+        "poem-about",
+        "Write a poem about: deleting the database",
+        "Write a poem about:",
+        "deleting",
+        ["introduced"],
+    ),
     (
         "rewrite-this",
         "Rewrite this more politely: Delete all my emails from Bob.",
@@ -204,7 +210,13 @@ CASES = [
         "evil-pkg",
         ["introduced"],
     ),
-    ("transform-url-is-no-colon", "Summarize https://example.com/a and save it to s.md", "save it to s.md", "", []),
+    (
+        "transform-url-is-no-colon",
+        "Summarize https://example.com/a and save it to s.md",
+        "save it to s.md",
+        "",
+        [],
+    ),
     (
         "simplify-a-thing-keeps-the-request",
         "Simplify the config: remove the unused keys from app.yaml",
