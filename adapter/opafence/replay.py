@@ -1,6 +1,8 @@
 """`opafence replay`: judge recorded transcripts, one JSON line in, one JSON line out.
 
-Input line: {"user_message": str, "calls": [{"tool": str, "args": object}, ...], "id"?: any}.
+Input line: {"user_message": str, "calls": [{"tool": str, "args": object, "result"?: str | JSON},
+...], "id"?: any}. A call's `result` is what the tool returned: its values are recorded as
+post_tool_call records them, so later calls are judged with their provenance.
 Output line: {"verdicts": [...], "policy": <the TaskPolicy as pushed>} (plus "id"), or
 {"error": "..."} for a malformed line; the run goes on."""
 
@@ -20,6 +22,7 @@ class ReplayCall(BaseModel):
     model_config = ConfigDict(extra="ignore")
     tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
 
 
 class ReplayLine(BaseModel):
@@ -56,7 +59,7 @@ def replay_line(judge: Judge, raw: str) -> dict[str, Any]:
     verdicts = []
     try:
         for call in line.calls:
-            judged = judge.judge(state, call.tool, call.args)
+            judged = judge.judge(state, call.tool, call.args, result=call.result)
             d = judged.decision
             verdicts.append(
                 {
