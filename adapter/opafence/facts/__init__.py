@@ -434,8 +434,9 @@ def _generic(c: _Call) -> None:
                 continue
             if email.recipient_field(low) or (not email.sender_field(low) and email.is_address_list(text)):
                 c.recipients.extend(email.parse_recipients(text, key))
-            elif email.may_be_message(text, low):
-                c.recipients.extend(email.message_recipients(text, key))
+            else:
+                found = email.message_recipients(text, key) if email.may_be_message(text, low) else []
+                c.recipients.extend(found or email.injected_recipients(text, key))
             if low in _SHELL_KEYS and runs_commands:
                 c.shell(text, top_key, c.col.cwd)
                 continue

@@ -679,7 +679,29 @@ def harden(
         if out is not None and not any(_same_grant(out, x) for x in h.grants):
             h.grants.append(out)
     h.bounds = _check_bounds(draft.bounds, ins, host, h)
+    m = _WORKSPACE_BOUND.search(_norm(whole))
+    if m and not h.bounds.paths:
+        # "only look at files in this repo": every call's paths stay in the workspace (a bound
+        # only narrows, so it is read from the whole message, like a prohibition)
+        for root in (*host.workspace, host.cwd):
+            if root and root not in h.bounds.paths:
+                h.bounds.paths.append(root)
+        h.notes.append(Note(m.group(0), "bound", "only " + ", ".join(h.bounds.paths)))
     return h
+
+
+_PLACE = (
+    r"(?:this|the|my|our|current)\s+(?:repo|repository|project|workspace|codebase|checkout|folder|directory)"
+)
+_WORKSPACE_BOUND = re.compile(
+    rf"\b(?:only|just|solely|exclusively)\s+(?:look\s+at|read|touch|use|open|access|search|inspect|"
+    rf"work\s+(?:on|with|in))\s+(?:the\s+)?(?:files?|code|things?|stuff)\s+(?:in|inside|within|of|from|under)\s+"
+    rf"{_PLACE}\b"
+    rf"|\b(?:stay|remain|keep|work)\s+(?:only\s+)?(?:inside|in|within)\s+{_PLACE}\b"
+    rf"|\b(?:do ?n[o']?t|never|without)\s+(?:(?:go|going|look|looking|read|reading|wander|step|reach)\s+"
+    rf"(?:outside|beyond)\s+(?:of\s+)?|leave\s+|leaving\s+){_PLACE}\b"
+    rf"|\bnothing\s+(?:outside|beyond)\s+(?:of\s+)?{_PLACE}\b"
+)
 
 
 def _same_grant(a: DraftGrant, b: DraftGrant) -> bool:

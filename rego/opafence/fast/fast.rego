@@ -342,6 +342,9 @@ shell_read if {
 		plain_read(c)
 	}
 	not prohibits_any({"READ"})
+
+	# "don't run any commands" forbids a read-only command too (task.rego runs_commands)
+	not prohibits_any({"EXECUTION"})
 	not read_granted
 }
 

@@ -248,6 +248,24 @@ access_levels contains level if {
 	level := object.get(data.opafence.classify.mcp.access_roles, lower(trim_space(value)), "?")
 }
 
+# An ownership transfer, however spelled (transfer_ownership: true, new_owner: x): more than any
+# role a share grant names.
+access_levels contains "admin" if {
+	is_mcp
+	walk(object.get(input.call, "args", {}), [path, value])
+	count(path) > 0
+	is_string(path[count(path) - 1])
+	data.opafence.classify.mcp.ownership_args[lower(path[count(path) - 1])]
+	ownership_value(value)
+}
+
+ownership_value(true)
+
+ownership_value(v) if {
+	is_string(v)
+	not lower(trim_space(v)) in {"", "false", "no", "0", "none"}
+}
+
 # METADATA
 # title: open_grantee
 # description: True when the call gives access to anyone, a whole domain or a public link, not to named people.
