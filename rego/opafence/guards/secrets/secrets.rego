@@ -17,6 +17,7 @@ package opafence.guards.secrets
 import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.guards.reach
+import data.opafence.guards.secrets.catalogue
 import data.opafence.guards.secrets.env_template_suffixes
 import data.opafence.guards.secrets.hermes_secret_files
 import data.opafence.guards.secrets.hermes_secret_parents
@@ -80,6 +81,24 @@ secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
 
 secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
 
+# The catalogue (catalogue/data.yaml): credential locations of package managers, cloud and CI
+# tools, AI tools and their MCP settings, wallets, VPNs, key files, histories, password stores.
+secret_norm(np) if catalogue_source(np)
+
+# METADATA
+# title: catalogue_source
+# description: The catalogue's source for a normalized path it lists (or lies below), if any.
+catalogue_source(np) := catalogue.home[x] if {
+	some x in common.prefixes(common.home_relative(np))
+	catalogue.home[x]
+} else := catalogue.home[x] if {
+	some x in common.prefixes(other_home_relative(np))
+	catalogue.home[x]
+} else := catalogue.system[concat("", ["/", x])] if {
+	some x in common.prefixes(trim_prefix(np, "/"))
+	catalogue.system[concat("", ["/", x])]
+} else := catalogue.names[regex.replace(np, `^.*/`, "")]
+
 # Public halves and bookkeeping in any .ssh directory are not secret.
 ssh_public(np) if {
 	contains(np, "/.ssh/")
@@ -116,9 +135,13 @@ hermes_relative(np) := substring(np, count(hermes_home) + 1, -1) if {
 #   The places secret material lives, as normalized absolute paths: the home's secret
 #   directories and files, the system's, and Hermes' credential stores. A glob that could match
 #   one, or a recursive read of a directory above one, reads it.
-secret_roots := ({concat("/", [common.home, d]) | common.home != ""; some d in home_secret_dirs} | {d |
+secret_roots := (({concat("/", [common.home, d]) | common.home != ""; some d in home_secret_dirs} | {d |
 	some d in system_secret_paths
-}) | {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_secret_files}
+}) | {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_secret_files}) | catalogue_roots
+
+catalogue_roots := {concat("/", [common.home, d]) | common.home != ""; some d, _ in catalogue.home} | {d |
+	some d, _ in catalogue.system
+}
 
 # A glob whose last component could name a secret file (`id_*`, `*.pem`, `.env*`, `.n?trc`),
 # unless it matches any ordinary name as well (`*`, `*.json`, `.*`): then the directory decides.
@@ -135,13 +158,17 @@ secret_glob(np) if {
 # glob's next component matches; deeper or elsewhere, all of them.
 glob_candidates(np, lp) := {concat("/", [common.home, d]) |
 	re := reach.glob_regex(split(np, "/")[count(split(common.home, "/"))])
-	some top in home_secret_tops
+	some top in all_tops
 	regex.match(re, top)
-	some d in home_secret_dirs
+	some d in home_catalogue
 	startswith(concat("", [d, "/"]), concat("", [top, "/"]))
 } if {
 	lp == common.home
 } else := secret_roots
+
+home_catalogue := {d | some d in home_secret_dirs} | {d | some d, _ in catalogue.home}
+
+all_tops := {t | some t in home_secret_tops} | {split(d, "/")[0] | some d, _ in catalogue.home}
 
 secret_glob(np) if {
 	last := regex.replace(np, `^.*/`, "")
@@ -224,6 +251,17 @@ above_secrets(np) if common.within(common.home, np)
 above_secrets(np) if common.home_relative(np) in home_secret_parents
 
 above_secrets(np) if np in system_secret_parents
+
+above_secrets(np) if {
+	rel := concat("", [common.home_relative(np), "/"])
+	some d, _ in catalogue.home
+	startswith(d, rel)
+}
+
+above_secrets(np) if {
+	some d, _ in catalogue.system
+	startswith(d, concat("", [np, "/"]))
+}
 
 above_secrets(np) if common.within(hermes_home, np)
 

@@ -531,3 +531,56 @@ test_command_words_index_the_commands if {
 		regex.match(`^\.[^./]+$`, x)
 	}
 }
+
+# --- the catalogue (catalogue/data.yaml) -----------------------------------------------------------
+
+test_catalogue_is_normalized_and_sourced if {
+	every table in ["home", "system", "names"] {
+		every k, v in data.opafence.guards.secrets.catalogue[table] {
+			k == data.opafence.guards.common.norm(k)
+			count(trim_space(v)) > 8
+		}
+	}
+	every k, _ in data.opafence.guards.secrets.catalogue.system {
+		startswith(k, "/")
+	}
+	every k, _ in data.opafence.guards.secrets.catalogue.names {
+		not contains(k, "/")
+	}
+	locations := (count(data.opafence.guards.secrets.catalogue.home) + count(data.opafence.guards.secrets.catalogue.system)) + count(data.opafence.guards.secrets.catalogue.names)
+	locations >= 150
+}
+
+catalogue_cases := [
+	{"path": "/home/u/.cargo/credentials.toml", "secret": true},
+	{"path": "/home/u/.config/solana/id.json", "secret": true},
+	{"path": "/home/u/.cursor/mcp.json", "secret": true},
+	{"path": "/home/u/.bitcoin/wallets/main/wallet.dat", "secret": true},
+	{"path": "/home/bob/.kaggle/kaggle.json", "secret": true},
+	{"path": "/etc/wireguard/wg0.conf", "secret": true},
+	{"path": "/srv/backup/wg0.conf", "secret": true},
+	{"path": "/home/u/.local/share/fish/fish_history", "secret": true},
+	{"path": "/home/u/.cargo/config.toml", "secret": false},
+	{"path": "/home/u/.config/git/config", "secret": false},
+	{"path": "/home/u/.gemini/readme.md", "secret": false},
+	{"path": "/etc/hosts", "secret": false},
+]
+
+test_catalogue_paths if {
+	got := {c.path | some c in catalogue_cases; secrets.secret_path(c.path)} with input as f.read_file("x")
+	want := {c.path | some c in catalogue_cases; c.secret}
+	got == want
+}
+
+test_catalogue_source_names_the_tool if {
+	src := secrets.catalogue_source("/home/u/.kaggle/kaggle.json") with input as f.read_file("x")
+	contains(src, "Kaggle")
+}
+
+# A recursive read above a catalogued location, and a glob that could name one, read it.
+test_catalogue_recursive_and_glob if {
+	tar := f.terminal([f.sh(["tar", "czf", "/tmp/k.tgz", "/home/u/.kaggle"])])
+	count(secrets.ask) > 0 with input as tar with data.tasks.t as f.no_task
+	glob := f.terminal([f.sh(["cat", "/home/u/.k*/kaggle.json"])])
+	count(secrets.ask) > 0 with input as glob with data.tasks.t as f.no_task
+}
