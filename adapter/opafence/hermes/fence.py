@@ -26,7 +26,7 @@ from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
-from opafence.host import Host, canonical, default_workspace
+from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
@@ -135,6 +135,7 @@ class Fence:
         self._host_dirs = ("", "")
         self._socket_canonical = ("", "")
         self._home_canonical = ("", "")
+        self._code_dirs: tuple[str, ...] = ()  # the code Hermes runs (host.code_dirs), found once
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -166,6 +167,7 @@ class Fence:
             self.fail("the current directory no longer exists; start Hermes in an existing directory")
             return
         self._host_dirs = (canonical(str(hermes_home())), canonical(str(self.state)))
+        self._code_dirs = code_dirs()
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
@@ -274,6 +276,7 @@ class Fence:
             cwd=self.cwd,
             opa_socket=opa_socket,
             opa_pids=pids,
+            code_dirs=self._code_dirs,
         )
 
     def _home(self) -> str:
