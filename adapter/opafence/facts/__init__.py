@@ -526,6 +526,8 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         }
     if col.code is not None:
         facts["code"] = col.code
+    if col.env_vars:
+        facts["env_vars"] = col.env_vars
     facts["opaque"] = bool(col.reasons)
     facts["opaque_reasons"] = col.reasons
     return facts

@@ -18,6 +18,8 @@ import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.guards.reach
 import data.opafence.guards.secrets.catalogue
+import data.opafence.guards.secrets.credential_services
+import data.opafence.guards.secrets.credential_var_names
 import data.opafence.guards.secrets.env_template_suffixes
 import data.opafence.guards.secrets.hermes_secret_files
 import data.opafence.guards.secrets.hermes_secret_parents
@@ -609,6 +611,83 @@ deny contains reason.render(rego.metadata.rule(), {"path": p}) if {
 exact_command_granted if {
 	some c in common.commands
 	common.line(c) in common.granted_commands
+}
+
+# --- credentials held in environment variables -------------------------------------------------
+
+# METADATA
+# title: env_credentials
+# description: >-
+#   The credential-like environment variables the call's program expands or reads
+#   (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD*`, cloud, CI and database variables).
+env_credentials contains n if {
+	some n in object.get(input.facts, "env_vars", [])
+	credential_var(n)
+}
+
+credential_var(n) if {
+	regex.match(credential_var_pattern, n)
+	not upper(n) in {"PWD", "OLDPWD"}
+}
+
+credential_var(n) if lower(n) in {x | some x in credential_var_names}
+
+credential_var_pattern := concat("", [
+	`(?i)(token|secret|passw|credential|api_?key|_key$|^key$|_key_|private|session|cookie|auth`,
+	`|(^|_)(pwd|pass)$|_pat$|^pat_|_dsn$)`,
+])
+
+# A credential that goes only to its own service (`GITHUB_TOKEN` to api.github.com) is the
+# ordinary use of it; anywhere else, or where the destination is not known, it leaks.
+own_service(n) if {
+	count(destinations) > 0
+	services := credential_services[upper(split(n, "_")[0])]
+	every d in destinations {
+		some g in services
+		host_under(d, g)
+	}
+}
+
+leaked_env_credentials contains n if {
+	outbound
+	some n in env_credentials
+	not own_service(n)
+}
+
+# METADATA
+# title: SECRET_ENV_EGRESS
+# description: >-
+#   This call puts the environment variable {{.name}}, a credential, into something that leaves
+#   the machine, to a destination that is neither its own service nor one the user named.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: >-
+#     Never send credentials from the environment elsewhere; if the user wants this request,
+#     they name its destination in their own words (then they are asked).
+deny contains reason.render(rego.metadata.rule(), {"name": n}) if {
+	some n in leaked_env_credentials
+	not named_destination
+}
+
+# METADATA
+# title: SECRET_ENV_EGRESS_NAMED
+# description: >-
+#   This call sends the environment variable {{.name}}, a credential, to a destination the user
+#   named; they confirm it first.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Approve it only if that destination should receive this credential.
+ask contains reason.render(rego.metadata.rule(), {"name": n}) if {
+	some n in leaked_env_credentials
+	named_destination
+}
+
+# `cat /proc/$PPID/environ`, `tr '\0' '\n' < /proc/$$/environ`: a process's environment through
+# a path the shell computes.
+secret_reads contains {"path": a, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some a in array.concat(c.argv, [r.raw | some r in c.redirects])
+	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
 }
 
 # --- after a secret read: outbound data blocks, or asks for a destination the user named -------

@@ -584,3 +584,46 @@ test_catalogue_recursive_and_glob if {
 	glob := f.terminal([f.sh(["cat", "/home/u/.k*/kaggle.json"])])
 	count(secrets.ask) > 0 with input as glob with data.tasks.t as f.no_task
 }
+
+# --- credentials in the environment ----------------------------------------------------------------
+
+env_call(cmd, host, vars) := object.union(
+	f.terminal([f.sh(["curl", cmd])]),
+	{"facts": object.union(f.terminal([f.sh(["curl", cmd])]).facts, {
+		"env_vars": vars,
+		"urls": [f.url(concat("", ["https://", host, "/"]), host, "/", 0) | host != ""],
+	})},
+)
+
+env_cases := [
+	{"name": "token to a stranger", "input": env_call("x", "collect.evil.test", ["OPENAI_API_KEY"]), "want": egress},
+	{"name": "password, unknown host", "input": env_call("x", "", ["DB_PASSWORD"]), "want": egress},
+	{"name": "database url", "input": env_call("x", "e.test", ["DATABASE_URL"]), "want": egress},
+	{"name": "token to its own service", "input": env_call("x", "api.github.com", ["GITHUB_TOKEN"]), "want": {}},
+	{"name": "not a credential", "input": env_call("x", "e.test", ["PATH", "HOME", "OLDPWD"]), "want": {}},
+]
+
+test_env_credentials_table if {
+	fails := f.failures(env_cases, {c.name: got |
+		some c in env_cases
+		got := {
+			"deny": {r.code | some r in secrets.deny with input as c.input with data.tasks.t as f.no_task},
+			"ask": {r.code | some r in secrets.ask with input as c.input with data.tasks.t as f.no_task},
+		}
+	})
+	fails == []
+}
+
+test_env_credential_to_a_named_destination_asks if {
+	task := f.task([{"id": "g1", "class": "EXTERNAL_WRITE", "capability": "publish", "evidence": "post to e.test", "domains": ["e.test"]}])
+	inp := env_call("x", "e.test", ["DEPLOY_TOKEN"])
+	count(secrets.deny) == 0 with input as inp with data.tasks.t as task
+	some r in secrets.ask with input as inp with data.tasks.t as task
+	contains(r.message, "DEPLOY_TOKEN")
+}
+
+test_computed_environ_path_is_a_secret_read if {
+	inp := f.terminal([object.union(f.sh(["tr", "a", "b"]), {"redirects": [{"op": "<", "fd": 0, "raw": "/proc/$$/environ", "path": "", "mode": "read"}]})])
+	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
+	r.code == "SECRET_READ"
+}
