@@ -181,6 +181,10 @@ class _Call:
                 self.path(item, name)
 
     def add_url(self, raw: str, arg: str, target: bool = True) -> None:
+        if raw[:12].lower() == "view-source:" and len(raw) > 12:
+            # The browser shows the source of the URL inside: it reads that URL (or file).
+            self.add_url(raw[12:].strip(), arg, target)
+            return
         fact, problem = url.parse_target(raw, arg) if target else url.parse(raw, arg)
         if problem:
             self.col.opaque(problem)
@@ -406,6 +410,7 @@ _SHELL_WORDS = frozenset(
     }
 )
 _SHELL_KEYS = frozenset({"command", "cmd", "shell_command", "bash_command", "commandline", "command_line"})
+_MEDIA = re.compile(r"(?<![A-Za-z0-9_])MEDIA:\s*([^\s\"'<>|]+)")
 _CODE_KEYS = frozenset({"code", "python_code", "source", "script"})
 
 
@@ -442,6 +447,9 @@ def _generic(c: _Call) -> None:
             if low in _CODE_KEYS and runs_python:
                 c.python(text, top_key)
                 continue
+            for media in _MEDIA.findall(text):
+                # `MEDIA:<path>`: messaging tools attach (read and send) that file.
+                c.path(media, top_key)
             if url.is_url(stripped):
                 c.add_url(stripped, top_key, target=False)
             elif low in _URL_KEYS or low.endswith(_URL_SUFFIXES):

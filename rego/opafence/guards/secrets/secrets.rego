@@ -467,6 +467,67 @@ secret_var(name, o) if {
 	startswith(o, "$")
 }
 
+# --- the browser ---------------------------------------------------------------------------------
+
+# METADATA
+# title: SECRET_BROWSER_PAGE
+# description: >-
+#   This opens {{.url}}, a page of the browser itself (saved passwords, cookies, settings,
+#   extensions); what it shows is the browser's secret material.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the browser's own pages.
+ask contains reason.render(rego.metadata.rule(), {"url": substring(u.raw, 0, 120)}) if {
+	browser_tool
+	some u in input.facts.urls
+	browser_internal(lower(u.scheme), lower(u.path))
+}
+
+browser_tool if startswith(input.call.tool, "browser_")
+
+browser_tool if regex.match(`(?i)(browser|navigate|playwright|puppeteer|chrome|webview)`, input.call.tool)
+
+browser_internal(scheme, _) if scheme in {
+	"chrome", "edge", "brave", "opera", "vivaldi", "chrome-extension", "moz-extension", "devtools",
+	"chrome-untrusted", "chrome-search", "edge-extension", "resource",
+}
+
+browser_internal("about", page) if not page in {"blank", "srcdoc", "newtab", "home"}
+
+# METADATA
+# title: SECRET_BROWSER_STORAGE
+# description: >-
+#   This reads the browser's {{.what}} (cookies, local or session storage, IndexedDB, stored
+#   credentials), which hold the sessions of every site the browser is logged into.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the browser's stored sessions.
+ask contains reason.render(rego.metadata.rule(), {"what": what}) if {
+	some what in browser_storage_reads
+}
+
+browser_storage_reads contains m if {
+	input.call.tool == "browser_cdp"
+	m := object.get(input.call.args, "method", "")
+	is_string(m)
+	lower(m) in cdp_secret_methods
+}
+
+# Script the page runs (browser_console, CDP Runtime.evaluate) that names the storage.
+browser_storage_reads contains w if {
+	input.call.tool in {"browser_console", "browser_cdp"}
+	some w in input.facts.words
+	w in {"cookie", "cookies", "localstorage", "sessionstorage", "indexeddb", "cookiestore", "credentials"}
+}
+
+cdp_secret_methods := {
+	"network.getallcookies", "network.getcookies", "page.getcookies", "storage.getcookies",
+	"domstorage.getdomstorageitems", "indexeddb.requestdata", "indexeddb.requestdatabase",
+	"indexeddb.getmetadata", "cachestorage.requestentries", "cachestorage.requestcachedresponse",
+	"storage.getsharedstorageentries", "storage.getinterestgroupdetails", "webauthn.getcredentials",
+	"webauthn.getcredential",
+}
+
 # --- what leaves the machine --------------------------------------------------------------------
 
 outbound_tools := {

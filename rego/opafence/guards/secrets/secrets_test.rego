@@ -627,3 +627,28 @@ test_computed_environ_path_is_a_secret_read if {
 	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
 	r.code == "SECRET_READ"
 }
+
+# --- the browser -------------------------------------------------------------------------------------
+
+nav(raw, scheme, path) := f.call("browser_navigate", {"url": raw}, {"urls": [object.union(f.url(raw, "", path, 0), {"scheme": scheme})]})
+
+browser_cases := [
+	{"name": "saved passwords", "input": nav("chrome://settings/passwords", "chrome", "/passwords"), "want": read_ask},
+	{"name": "firefox logins", "input": nav("about:logins", "about", "logins"), "want": read_ask},
+	{"name": "blank page", "input": nav("about:blank", "about", "blank"), "want": {}},
+	{"name": "all cookies", "input": f.call("browser_cdp", {"method": "Network.getAllCookies"}, {}), "want": read_ask},
+	{"name": "layout", "input": f.call("browser_cdp", {"method": "Page.getLayoutMetrics"}, {}), "want": {}},
+	{"name": "console cookie", "input": f.call("browser_console", {"expression": "document.cookie"}, {"words": ["document", "cookie"]}), "want": read_ask},
+	{"name": "console title", "input": f.call("browser_console", {"expression": "document.title"}, {"words": ["document", "title"]}), "want": {}},
+]
+
+test_browser_table if {
+	fails := f.failures(browser_cases, {c.name: got |
+		some c in browser_cases
+		got := {
+			"deny": {r.code | some r in secrets.deny with input as c.input with data.tasks.t as f.no_task},
+			"ask": {r.code | some r in secrets.ask with input as c.input with data.tasks.t as f.no_task},
+		}
+	})
+	fails == []
+}
