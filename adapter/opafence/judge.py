@@ -18,7 +18,7 @@ from opafence.inputs import decision_input, facts_context
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
-from opafence.session import SessionFacts
+from opafence.session import SessionFacts, result_holds_secret
 
 
 @dataclass
@@ -74,6 +74,7 @@ class Judge:
         args: Mapping[str, Any],
         call_id: str = "",
         assume_executed: bool = True,
+        result: str | None = None,
     ) -> Judged:
         """Decide one call. Replay treats every judged call as executed (the transcript ran)."""
         try:
@@ -87,6 +88,8 @@ class Judge:
         session.record_decision(tool, decision)
         if assume_executed:
             session.record_execution(tool, facts, decision)
+            if result_holds_secret(result):
+                session.secret_read = True  # as the plugin's post_tool_call sees the result
         return Judged(tool, decision, facts, doc)
 
     def close_task(self, state: TaskState) -> None:

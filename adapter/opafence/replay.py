@@ -20,6 +20,7 @@ class ReplayCall(BaseModel):
     model_config = ConfigDict(extra="ignore")
     tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
+    result: str | None = None  # what the call returned, as post_tool_call sees it
 
 
 class ReplayLine(BaseModel):
@@ -56,7 +57,7 @@ def replay_line(judge: Judge, raw: str) -> dict[str, Any]:
     verdicts = []
     try:
         for call in line.calls:
-            judged = judge.judge(state, call.tool, call.args)
+            judged = judge.judge(state, call.tool, call.args, result=call.result)
             d = judged.decision
             verdicts.append(
                 {

@@ -61,7 +61,8 @@ SCRIPT = textwrap.dedent(
             d = _get_pre_tool_call_directive_details(
                 call["tool"], dict(call["args"]), task_id=turn, session_id=session, tool_call_id=cid)
             verdicts.append({"block": "block", "approve": "ask"}.get(d.action or "", "allow"))
-            invoke_hook("post_tool_call", tool_name=call["tool"], args=dict(call["args"]), result="{}",
+            invoke_hook("post_tool_call", tool_name=call["tool"], args=dict(call["args"]),
+                        result=call.get("result", "{}"),
                         task_id=turn, session_id=session, tool_call_id=cid, status="ok")
         print(json.dumps({"id": line["id"], "verdicts": verdicts}), flush=True)
     fence.close()

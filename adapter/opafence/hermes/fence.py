@@ -32,7 +32,7 @@ from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
-from opafence.session import reads_secret
+from opafence.session import reads_secret, result_holds_secret
 
 if TYPE_CHECKING:
     from opafence.budget.hooks import BudgetHooks
@@ -568,16 +568,26 @@ class Fence:
         tool_call_id: str = "",
         status: str = "",
         error_message: str = "",
+        result: Any = None,
         **_: Any,
     ) -> None:
         """Session facts: what ran, what content came in; give back reservations of calls that did not run."""
         try:
-            self._post_tool_call(tool_name, args, task_id or "", session_id or "", tool_call_id or "", status)
+            self._post_tool_call(
+                tool_name, args, task_id or "", session_id or "", tool_call_id or "", status, result
+            )
         except Exception:
             log.exception("opafence: post_tool_call failed")
 
     def _post_tool_call(
-        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str
+        self,
+        tool: str,
+        args: Any,
+        task_id: str,
+        session_id: str,
+        call_id: str,
+        status: str,
+        result: Any = None,
     ) -> None:
         if self.store is None or self.error is not None:
             return
@@ -592,7 +602,9 @@ class Fence:
         ran = status in ("ok", "error", "")
         with self.store._lock:
             if ran:
-                rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
+                # Key material in the result is a secret read, whatever the path said.
+                held = decided.secret_read or result_holds_secret(result)
+                rec.facts.observe(decided.ingests, secret_read=held)
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)
