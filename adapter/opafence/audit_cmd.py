@@ -22,6 +22,7 @@ from opafence.audit_keys import signature_ok
 from opafence.audit_report import entries_since, parse_since, render_summary, spend_lines, summarize
 from opafence.audit_verify import public_keys, verify_trail
 from opafence.budget.ledger import Ledger, LedgerError, today
+from opafence.budget.ledger_pg import open_ledger
 from opafence.config import load_config
 from opafence.paths import state_dir
 
@@ -35,7 +36,8 @@ def _log(args: argparse.Namespace) -> Path:
 
 
 def _ledger(args: argparse.Namespace) -> Ledger:
-    return Ledger(_state(args) / "budget" / "ledger.json")
+    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
+    return open_ledger(config.budgets, _state(args) / "budget", config.task_host_id())
 
 
 def cmd_summary(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 from opafence.audit import _last_line, segments
 from opafence.budget.ledger import Figures
 from opafence.config import BudgetsConfig
+from opafence.printable import lockdown_status, printable
 
 MICRO = 1_000_000
 _DURATION = re.compile(r"^(\d+)\s*([mhdw])$")
@@ -90,6 +91,9 @@ class Summary:
     cost_by_model: Counter[str] = field(default_factory=Counter)
     approvals: Counter[str] = field(default_factory=Counter)
     launches: int = 0
+    lockdowns: int = 0
+    last_lockdown: tuple[float, str] | None = None  # (time, reason)
+    last_start: float | None = None
 
 
 def summarize(entries: Iterable[dict[str, Any]], since: float, task: str | None = None) -> Summary:
@@ -123,6 +127,11 @@ def summarize(entries: Iterable[dict[str, Any]], since: float, task: str | None 
             s.approvals[str(e.get("outcome"))] += 1
         elif event == "approval_response":
             s.approvals[str(e.get("choice"))] += 1
+        elif event == "lockdown":
+            s.lockdowns += 1
+            s.last_lockdown = (float(e.get("time") or 0), str(e.get("reason") or "unknown"))
+        elif event == "start":
+            s.last_start = float(e.get("time") or 0)
         elif event == "delegation" and not e.get("error"):
             s.launches += int(e.get("launching") or 0)
     return s
@@ -136,7 +145,18 @@ def _counts(counter: Counter[str], limit: int = 8) -> str:
 
 def render_summary(s: Summary) -> list[str]:
     when = datetime.fromtimestamp(s.since).strftime("%Y-%m-%d %H:%M")
-    lines = [f"since {when}: {s.decisions} tool decisions"]
+    lines = []
+    if s.last_lockdown is not None:
+        at, reason = s.last_lockdown
+        stamp = datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")
+        if s.last_start is None or s.last_start < at:
+            # No good start since: the latest Hermes is (or was, when it stopped) locked down.
+            lines.append(f"{lockdown_status(reason)} (since {stamp})")
+        else:
+            lines.append(
+                f"locked down {s.lockdowns} time(s) in this period; the last, at {stamp}: {printable(reason)}"
+            )
+    lines.append(f"since {when}: {s.decisions} tool decisions")
     if s.decisions:
         lines.append(f"  by verdict: {_counts(s.by_verdict)}")
         if s.by_rule:

@@ -1,4 +1,4 @@
-"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit."""
+"""The `opafence` command: replay, doctor, demo, facts, compile, explain, audit, log, fleet."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from opafence.demo import run_demo
 
-    code: int = run_demo(hermes=args.hermes)
+    code: int = run_demo(hermes=args.hermes, keep_home=args.home)
     return code
 
 
@@ -187,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("demo", help="the offline demo: a prompt-injected inbox task, judged")
     m.add_argument("--hermes", action="store_true", help="run the scenarios through real Hermes dispatch")
+    m.add_argument(
+        "--home", help="with --hermes: use and keep this HERMES_HOME (then `opafence log` shows the run)"
+    )
     m.set_defaults(func=cmd_demo)
 
     e = sub.add_parser("explain", help="judge one tool call and show the verdict, reasons, classes and facts")
@@ -216,6 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
     from opafence.audit_cmd import add_parser as add_audit_parser
 
     add_audit_parser(sub)
+    from opafence.log_cmd import add_parser as add_log_parser
+
+    add_log_parser(sub)
+    from opafence.fleet_cmd import add_parser as add_fleet_parser
+
+    add_fleet_parser(sub)
     return p
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
+import socket
 import typing
 from collections.abc import Mapping
 from decimal import Decimal
@@ -17,6 +19,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opafence.paths import state_dir
+
+# A host id prefixes task keys (`<id>:<session>`) and names data.hosts[<id>] on a shared OPA.
+HOST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}"
 
 Mode = Literal["enforce", "monitor", "strict"]
 RiskClass = Literal[
@@ -240,6 +245,24 @@ class DelegationConfig(Strict):
         return self.model_dump()
 
 
+class LedgerConfig(Strict):
+    """Where the spend ledger lives: this home's file, or one PostgreSQL row shared by a fleet."""
+
+    kind: Literal["file", "postgres"] = "file"
+    # A file holding a postgresql:// DSN (0600; a credential the agent may not read).
+    dsn_file: str | None = None
+    # Hosts that share caps use the same name; different names keep separate ledgers.
+    name: str = Field(default="default", min_length=1, max_length=200)
+
+    @model_validator(mode="after")
+    def _dsn_for_postgres(self) -> LedgerConfig:
+        if self.kind == "postgres" and not self.dsn_file:
+            raise ValueError("a postgres ledger needs dsn_file (a 0600 file holding the DSN)")
+        if self.kind == "file" and self.dsn_file:
+            raise ValueError("dsn_file only applies to kind: postgres")
+        return self
+
+
 class BudgetsConfig(Strict):
     # Per-task tool-call budgets (the task policy's own budgets).
     max_calls: int | None = Field(default=None, ge=1)
@@ -261,6 +284,7 @@ class BudgetsConfig(Strict):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     prices_file: str | None = None
     delegation: DelegationConfig = Field(default_factory=DelegationConfig)
+    ledger: LedgerConfig = Field(default_factory=LedgerConfig)
 
     @model_validator(mode="after")
     def _soft_below_hard(self) -> BudgetsConfig:
@@ -289,8 +313,12 @@ class BudgetsConfig(Strict):
 
 
 class AuditConfig(Strict):
-    """Optional forwarding of the audit trail's signed head to an organization's collector."""
+    """What the trail keeps of a call's targets, and the optional forwarding of its signed head
+    to an organization's collector."""
 
+    # redacted: command name and first word, paths, recipient domains, URL hosts (audit_targets.py);
+    # none: argument hashes only; full: the command line, addresses and URLs as given.
+    targets: Literal["redacted", "none", "full"] = "redacted"
     forward_url: str | None = None
     forward_token_file: str | None = None
     forward_interval_s: float = Field(default=60.0, ge=1.0, le=86_400.0)
@@ -320,6 +348,27 @@ class Config(Strict):
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
 
+    @field_validator("host_id")
+    @classmethod
+    def _host_id(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(HOST_ID_PATTERN, v):
+            raise ValueError(f"must match {HOST_ID_PATTERN} (letters, digits, '.', '_', '-')")
+        return v
+
+    def host_name(self) -> str:
+        """This host's id: host_id, else the machine's name made to fit HOST_ID_PATTERN."""
+        if self.host_id:
+            return self.host_id
+        name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname()).lstrip("._-")[:63]
+        return name or "host"
+
+    def task_host_id(self) -> str | None:
+        """The prefix of this host's task keys: host_id, else in remote mode (a shared OPA holds
+        many hosts' tasks) the machine's name; none for a local OPA without a host_id."""
+        if self.host_id or self.opa.url is None:
+            return self.host_id
+        return self.host_name()
+
     @field_validator("org_bundles")
     @classmethod
     def _unique_names(cls, v: list[OrgBundle]) -> list[OrgBundle]:
@@ -338,6 +387,7 @@ class Config(Strict):
             *(b.token_file for b in self.org_bundles),
             self.decision_logs.token_file if self.decision_logs else None,
             self.audit.forward_token_file,
+            self.budgets.ledger.dsn_file,
         ]
         return canonical_paths(raw)
 

@@ -8,6 +8,7 @@ HERMES_HOME (mock MCP tools named like a real Gmail server: Hermes has no email 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -217,9 +218,9 @@ def render(rows: list[Row], width: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def run_demo(hermes: bool = False) -> int:
+def run_demo(hermes: bool = False, keep_home: str | None = None) -> int:
     if hermes:
-        return run_hermes_demo()
+        return run_hermes_demo(keep_home)
     config = Config()
     print("opafence demo: offline, on the embedded defaults, with a real OPA. The email tools are mock")
     print("MCP tools named like a Gmail server (Hermes 0.19.0 has no email tool of its own).")
@@ -291,7 +292,7 @@ HERMES_SCRIPT = textwrap.dedent(
 )
 
 
-def run_hermes_demo() -> int:
+def run_hermes_demo(keep_home: str | None = None) -> int:
     try:
         import hermes_cli  # noqa: F401
     except ImportError:
@@ -309,7 +310,13 @@ def run_hermes_demo() -> int:
         for sc in SCENARIOS
     ]
     hermes_bin = Path(sys.executable).with_name("hermes")
-    with tempfile.TemporaryDirectory(prefix="opafence-demo-hermes-") as home:
+    with contextlib.ExitStack() as stack:
+        if keep_home:
+            # Kept for `HERMES_HOME=… opafence log` afterwards.
+            home = str(Path(keep_home).expanduser().resolve())
+            Path(home).mkdir(parents=True, exist_ok=True)
+        else:
+            home = stack.enter_context(tempfile.TemporaryDirectory(prefix="opafence-demo-hermes-"))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "OPAFENCE_"))}
         env["HERMES_HOME"] = home
         if "OPAFENCE_OPA_BIN" in os.environ:

@@ -112,6 +112,16 @@ def test_audit_lines_are_chained_and_hold_no_contents(hermes: Harness) -> None:
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 
 
+def test_decisions_record_a_redacted_target(hermes: Harness) -> None:
+    """audit.targets defaults to redacted: the recipient's domain, never the address or body."""
+    session = sid()
+    hermes.call("mcp__gmail__send_email", {"to": ["ann.smith@acme.example"], "body": "q3"}, session, "c1")
+    entries = [json.loads(line) for line in hermes.fence.audit.path.read_text().splitlines()]
+    (mine,) = [e for e in entries if e.get("event") == "decision" and e.get("session") == session]
+    assert mine["target"] == {"recipients": ["@acme.example"]}
+    assert "ann.smith" not in json.dumps(mine)
+
+
 def test_a_decision_that_cannot_be_recorded_is_a_block(
     hermes: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -144,3 +144,82 @@ def test_a_failed_setup_wins_over_an_approving_plugin_in_yolo(tmp_path: Path) ->
     out = run_hermes(home, env_extra)
     error = str(out.get("error", ""))
     assert error.startswith("opafence could not start: setup failed:"), out
+
+
+LOUD_PROBE = textwrap.dedent(
+    """
+    import json, model_tools
+    from hermes_cli.plugins import get_plugin_command_handler
+    outs = [model_tools.handle_function_call("read_file", {"path": "/etc/hostname"},
+                                             task_id="t", session_id="s", tool_call_id=f"c{i}")
+            for i in range(2)]
+    print(json.dumps({"fence": get_plugin_command_handler("fence")(""), "outs": outs}))
+    """
+)
+
+
+def test_a_lockdown_is_told_once_on_stderr_recorded_and_shown(tmp_path: Path) -> None:
+    """The person sees why nothing runs: one line on stderr, a `lockdown` entry on the trail
+    before each blocked call, and the same words in /fence and `opafence audit`."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
+    env["HERMES_HOME"] = str(home)
+    hermes_env = {**env, "OPAFENCE_OPA_BIN": "/nonexistent/opa"}
+    subprocess.run(
+        [str(HERMES_BIN), "plugins", "enable", "opafence", "--no-allow-tool-override"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", LOUD_PROBE],
+        env=hermes_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    told = [line for line in proc.stderr.splitlines() if "LOCKED DOWN" in line]
+    assert len(told) == 1, proc.stderr
+    assert told[0].startswith("opafence: LOCKED DOWN: every tool call is blocked because OPA_NOT_FOUND")
+    assert "/nonexistent/opa" in told[0]
+    assert (
+        out["fence"]
+        .splitlines()[0]
+        .startswith("opafence: LOCKED DOWN: every tool call is blocked because OPA_NOT_FOUND")
+    ), out["fence"]
+    assert "NOT GUARDING" not in out["fence"]
+    assert all("opafence could not start" in json.loads(o)["error"] for o in out["outs"])
+
+    lines = [json.loads(line) for line in (home / "opafence" / "audit.jsonl").read_text().splitlines()]
+    events = [(e["event"], e.get("verdict"), tuple(e.get("reasons", ()))) for e in lines]
+    assert events == [
+        ("lockdown", None, ()),
+        ("decision", "block", ("LOCKDOWN",)),
+        ("decision", "block", ("LOCKDOWN",)),
+    ], events
+    assert "/nonexistent/opa" in lines[0]["reason"]
+
+    audit = subprocess.run(
+        [str(Path(sys.executable).with_name("opafence")), "audit"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "LOCKED DOWN: every tool call is blocked because OPA_NOT_FOUND" in audit.stdout, (
+        audit.stdout + audit.stderr
+    )
+    assert "2 tool decisions" in audit.stdout
+    verify = subprocess.run(
+        [str(Path(sys.executable).with_name("opafence")), "audit", "verify"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from opafence.audit import AuditError
 from opafence.audit_forward import HeadForwarder
 from opafence.budget.delegation import DelegationWindows, launches_of
-from opafence.budget.ledger import Ledger
+from opafence.budget.ledger_pg import open_ledger
 from opafence.budget.shapes import stop_response
 from opafence.budget.spend import CallInfo, Plan, SpendGuard
 
@@ -44,7 +44,8 @@ class BudgetHooks:
         budgets = f.config.budgets
         budget_dir = f.state / "budget"
         self.delegation = DelegationWindows(budget_dir / "delegations.json", budgets.delegation)
-        self.spend = SpendGuard(budgets, Ledger(budget_dir / "ledger.json"), f.bridge, f.audit, self._ready)
+        ledger = open_ledger(budgets, budget_dir, f.config.task_host_id())
+        self.spend = SpendGuard(budgets, ledger, f.bridge, f.audit, self._ready)
         audit_cfg = f.config.audit
         if audit_cfg.forward_url and f.audit is not None:
             self.forwarder = HeadForwarder(

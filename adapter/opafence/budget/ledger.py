@@ -43,6 +43,10 @@ class LedgerError(Exception):
     """The ledger cannot be trusted; spending stops until a person repairs it."""
 
 
+class LedgerUnavailable(LedgerError):
+    """A shared ledger cannot be reached: spending stops until it is back."""
+
+
 def today(now: float | None = None) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(time.time() if now is None else now))
 
@@ -55,6 +59,9 @@ class Reservation(_Model):
     amount: int = Field(ge=0)
     at: float
     pid: int
+    # The machine the call runs on ("" for a file ledger: this one). A shared ledger can only
+    # check the processes of its own machine; others' orphans are settled by age.
+    host: str = ""
     model: str = ""
     priced: bool = True
 
@@ -124,29 +131,57 @@ def _alive(pid: int) -> bool:
 
 
 class Ledger:
+    """The bookkeeping, over a store that gives one exclusive read-decide-write at a time.
+
+    This class is the file store (`<state dir>/budget/ledger.json` under an flock);
+    `budget/ledger_pg.py` keeps the same state in one PostgreSQL row under a row lock, so
+    many hosts share the caps."""
+
+    host = ""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lock_path = path.with_name(path.name + ".lock")
 
+    def describe(self) -> str:
+        return str(self.path)
+
     def _locked(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the store exclusively; _load and _save run inside it."""
         return file_lock(self.lock_path)
 
     def damaged(self, why: str) -> LedgerError:
         return LedgerError(
-            f"the spend ledger {self.path} is damaged ({why}), so model calls are blocked. "
-            "To recover, run `opafence audit rebuild-ledger`: it keeps the damaged file beside the "
+            f"the spend ledger {self.describe()} is damaged ({why}), so model calls are blocked. "
+            "To recover, run `opafence audit rebuild-ledger`: it keeps the damaged copy beside the "
             "ledger and rebuilds today's spend from the signed audit trail."
         )
 
     # --- storage -----------------------------------------------------------------------------
 
-    def _load(self, now: float) -> LedgerState:
+    def _read(self) -> bytes | None:
         try:
-            raw = self.path.read_bytes()
+            return self.path.read_bytes()
         except FileNotFoundError:
-            return LedgerState(day=today(now))
+            return None
         except OSError as e:
             raise self.damaged(f"cannot read it: {e.strerror}") from None
+
+    def _write(self, data: bytes) -> None:
+        write_private_file(self.path, data, durable=True)
+
+    def _keep_damaged(self) -> Path | str | None:
+        """Move the current copy aside (rebuild); where it went, or None when there was none."""
+        if not self.path.exists():
+            return None
+        kept = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+        os.replace(self.path, kept)
+        return kept
+
+    def _load(self, now: float) -> LedgerState:
+        raw = self._read()
+        if raw is None:
+            return LedgerState(day=today(now))
         try:
             data = json.loads(raw)
             if not isinstance(data, dict):
@@ -168,8 +203,7 @@ class Ledger:
     def _save(self, state: LedgerState) -> None:
         body = state.model_dump(mode="json")
         body["checksum"] = _checksum(body)
-        data = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-        write_private_file(self.path, data, durable=True)
+        self._write(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
 
     # --- bookkeeping --------------------------------------------------------------------------
 
@@ -199,7 +233,8 @@ class Ledger:
             state.recent = kept
             changed = True
         for rid, res in list(state.reservations.items()):
-            if now - res.at > RESERVATION_TTL_S or not _alive(res.pid):
+            gone = res.host == self.host and not _alive(res.pid)
+            if now - res.at > RESERVATION_TTL_S or gone:
                 # The call's process is gone: it may have been billed, so count its estimate.
                 del state.reservations[rid]
                 self._charge(state, res.amount if res.priced else None, now)
@@ -237,7 +272,12 @@ class Ledger:
             if hold is not None:
                 rid = uuid.uuid4().hex
                 state.reservations[rid] = Reservation(
-                    amount=max(0, hold.amount), at=now, pid=os.getpid(), model=hold.model, priced=hold.priced
+                    amount=max(0, hold.amount),
+                    at=now,
+                    pid=os.getpid(),
+                    host=self.host,
+                    model=hold.model,
+                    priced=hold.priced,
                 )
                 changed = True
             if changed:
@@ -278,14 +318,13 @@ class Ledger:
         with self._locked():
             return dict(self._load(time.time()).days)
 
-    def rebuild(self, spent: int, calls: int, unpriced_calls: int, day: str | None = None) -> Path | None:
+    def rebuild(
+        self, spent: int, calls: int, unpriced_calls: int, day: str | None = None
+    ) -> Path | str | None:
         """Replace a damaged (or missing) ledger with today's figures from another record.
-        The old file is kept beside it; returns its new name."""
+        The old copy is kept beside it; returns its new name."""
         with self._locked():
-            kept = None
-            if self.path.exists():
-                kept = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
-                os.replace(self.path, kept)
+            kept = self._keep_damaged()
             state = LedgerState(
                 day=day or today(),
                 spent=max(0, spent),

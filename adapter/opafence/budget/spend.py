@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from opafence.audit import AuditError, AuditLog
 from opafence.budget.estimate import Estimate, estimate, usage_of
-from opafence.budget.ledger import Figures, Hold, Ledger, LedgerError
+from opafence.budget.ledger import Figures, Hold, Ledger, LedgerError, LedgerUnavailable
 from opafence.budget.prices import Price, PriceTable
 from opafence.config import BudgetsConfig
 from opafence.decision import Monitor, Reason
@@ -188,6 +188,8 @@ class SpendGuard:
 
         try:
             decision, rid, figures = self.ledger.reserve(judge)
+        except LedgerUnavailable as e:
+            return self._refuse(plan, _blocked("LEDGER_UNAVAILABLE", str(e)))
         except LedgerError as e:
             return self._refuse(plan, _blocked("LEDGER_DAMAGED", str(e)))
         except OSError as e:

@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from opafence.policy import TaskPolicy
+from opafence.printable import lockdown_status, printable_lines
 
 if TYPE_CHECKING:
     from opafence.hermes.fence import Fence
@@ -36,7 +37,8 @@ def shared_process(fence: Fence) -> bool:
 def run_safely(fence: Fence, raw_args: Any) -> str:
     """The command handler: never raises (Hermes would print a bare error)."""
     try:
-        return run(fence, raw_args if isinstance(raw_args, str) else "")
+        # Tool names, paths and reasons can carry what the agent wrote: shown only as plain text.
+        return printable_lines(run(fence, raw_args if isinstance(raw_args, str) else ""))
     except Exception as e:
         log.exception("opafence: /fence failed")
         return f"opafence: /fence failed ({type(e).__name__}); see the log"
@@ -83,7 +85,12 @@ def _decision_line(entry: dict[str, Any]) -> str:
 
 def run(fence: Fence, raw_args: str) -> str:
     words = (raw_args or "").split()
-    status = "ready" if fence.error is None else f"NOT GUARDING: {fence.error}"
+    if fence.error is None:
+        status = "ready"
+    elif not fence._ready.is_set():
+        status = "starting (tool calls wait until OPA is ready)"
+    else:
+        status = lockdown_status(fence.error)
     head = [f"opafence: {status}; mode {fence.config.mode}"]
     store = fence.store
     gateway = shared_process(fence)

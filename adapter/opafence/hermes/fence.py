@@ -12,13 +12,14 @@ import hashlib
 import json
 import logging
 import os
-import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from opafence import audit_targets
 from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
@@ -32,6 +33,7 @@ from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
+from opafence.printable import lockdown_status, printable
 from opafence.session import reads_secret, result_holds_secret
 
 if TYPE_CHECKING:
@@ -104,7 +106,9 @@ def explain(tool: str, reasons: list[Reason], limit: int = 3) -> str:
     shown = "; ".join(f"{r.message} [{r.code}]" for r in reasons[:limit]) or "no rule allowed it"
     more = f" (+{len(reasons) - limit} more)" if len(reasons) > limit else ""
     fix = next((r.fix for r in reasons if r.fix), "")
-    return f"{shown}{more}." + (f" {fix}" if fix else "")
+    # Reasons quote the call's own values (addresses, paths, commands): Hermes prints this in
+    # its approval prompt, so nothing in it may steer the person's terminal.
+    return printable(f"{shown}{more}." + (f" {fix}" if fix else ""))
 
 
 class Fence:
@@ -127,6 +131,7 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
         self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
@@ -143,6 +148,24 @@ class Fence:
         self.error = reason
         self._ready.set()
         log.error("opafence could not start: %s", reason)
+        self._tell_lockdown(reason)
+
+    def _tell_lockdown(self, reason: str) -> None:
+        """Once per process: the reason on stderr, and a `lockdown` entry in the trail (which
+        is opened here if setup failed before it got that far). Never raises."""
+        if self._lockdown_told.is_set():
+            return
+        self._lockdown_told.set()
+        with contextlib.suppress(Exception):
+            told = f"opafence: {lockdown_status(reason)}. Fix it, or disable the plugin."
+            print(told, file=sys.stderr, flush=True)
+        try:
+            if self.audit is None:
+                self.audit = AuditLog(ensure_private_dir(state_dir()) / "audit.jsonl")
+        except Exception as e:
+            log.error("opafence: cannot open the audit trail to record the lockdown: %s", e)
+            return
+        self._audit({"event": "lockdown", "reason": printable(reason)})
 
     def setup(self, start_in_background: bool = True) -> None:
         """Read the config once, prepare state, start OPA. Failures leave the lockdown in force."""
@@ -158,8 +181,7 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        host_id = self.config.host_id or (socket.gethostname() if self.config.opa.url else None)
-        self.store = SessionStore(self.state, self.config.task_idle_hours, host_id)
+        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
@@ -297,18 +319,53 @@ class Fence:
         hermes_dir, _ = self._host_dirs
         return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
 
+    def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+        """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
+        try:
+            target = audit_targets.summarize(facts, args, self.config.audit.targets)
+        except Exception:
+            log.exception("opafence: target summary failed")
+            return {"target": {"error": ["the target summary failed"]}}
+        return {"target": target} if target else {}
+
     def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
         return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
 
-    def _lockdown(self, tool: str) -> dict[str, str] | None:
+    def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
             return None
         if not self._ready.is_set() and not self.wait_ready():
-            self.error = self.error or "OPA did not become ready in time"
-        if self.error is None:
+            self.fail(self.error or "OPA did not become ready in time")
+        error = self.error
+        if error is None:
             return None
-        message = f"opafence could not start: {self.error}. Fix it, or disable the plugin."
+        self._tell_lockdown(error)
+        # Each blocked call is on the trail too, so `opafence log` shows what the lockdown stopped.
+        with contextlib.suppress(Exception):
+            if self.audit is not None:
+                entry = {
+                    "event": "decision",
+                    "session": session_id,
+                    "call": call_id,
+                    "tool": tool,
+                    "classes": [],
+                    "verdict": "block",
+                    "reasons": ["LOCKDOWN"],
+                    "args": self.audit.arg_digests(snapshot(args)),
+                    **self._lockdown_target(tool, snapshot(args)),
+                }
+                self._audit(entry)
+        message = f"opafence could not start: {error}. Fix it, or disable the plugin."
         return {"action": "block", "message": message}
+
+    def _lockdown_target(self, tool: str, snap: dict[str, Any]) -> dict[str, Any]:
+        # Setup may have stopped before the homes were known: facts as a plain process sees them.
+        try:
+            cwd = self.cwd or os.getcwd()
+            context = FactsContext(home=os.path.expanduser("~"), cwd=cwd, hermes_home=str(hermes_home()))
+            return self._target(build_facts(tool, snap, context), snap)
+        except Exception:
+            return {}
 
     def _record_for(self, session_id: str, task_id: str) -> TaskRecord:
         assert self.store is not None
@@ -423,7 +480,7 @@ class Fence:
     ) -> dict[str, str] | None:
         with contextlib.suppress(Exception):
             self.keep_order()
-        locked = self._lockdown(tool)
+        locked = self._lockdown(tool, args, session_id, call_id)
         if locked is not None:
             return locked
         assert self.store is not None and self.bridge is not None
@@ -476,6 +533,7 @@ class Fence:
                 "monitor": decision.monitor.would if decision.monitor else None,
                 "args": arg_digests(snap),
                 "host": {"auto_approve": flags.auto_approve, "yolo": flags.yolo, "subagent": subagent},
+                **self._target(facts, snap),
             }
         )
         if unrecorded is not None:
@@ -489,7 +547,8 @@ class Fence:
             action = action_hash(tool, snap, decision, facts)
             return {
                 "action": "approve",
-                "message": f"opafence: {tool} needs your approval: {explain(tool, decision.reasons)}",
+                "message": f"opafence: {printable(tool)} needs your approval: "
+                + explain(tool, decision.reasons),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
         return self._block(tool, decision.reasons)

@@ -7,14 +7,17 @@ itself never raises: if even the Fence cannot be built, a bare lockdown is regis
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from opafence.budget.hooks import BudgetHooks
 from opafence.hermes import command
 from opafence.hermes.fence import Fence
+from opafence.printable import lockdown_status
 
 log = logging.getLogger("opafence.plugin")
 
@@ -58,6 +61,12 @@ def _bare_lockdown(ctx: Any, reason: str) -> None:
     """Block every tool call with the reason (no state, nothing that can fail)."""
     log.error("%s", reason)
     message = f"{reason}. Fix it, or disable the plugin."
+    with contextlib.suppress(Exception):
+        print(
+            f"opafence: {lockdown_status(reason)}. Fix it, or disable the plugin.",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def pre_tool_call(**_: Any) -> dict[str, str]:
         return {"action": "block", "message": message}

@@ -40,6 +40,7 @@ _NEEDS: dict[str, tuple[str, str]] = {
     "delete": ("paths", "a delete needs a literal path (or names emails, events, records: no files)"),
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
+    "delete_branch": ("commands", "deleting a branch needs the branch's name"),
     "share": ("recipients", "sharing needs a literal recipient the owner asked to share with"),
 }
 # Classes whose grants may name the people a call reaches (attendees, payees, grantees).
@@ -55,10 +56,16 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "run_format": (frozenset({"format", "reformat", "prettify", "autoformat"}), lx.FORMAT_WORDS),
     "chmod": (lx.PERMISSION_VERBS, frozenset({"executable", "permissions", "permission", "mode"})),
     "commit": (
-        lx.COMMIT_VERBS | {"branch", "checkout", "switch", "merge", "stage"},
+        lx.COMMIT_VERBS
+        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
         frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
     ),
     "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
+    "run_server": (frozenset({"serve"}), lx.SERVER_WORDS | {"dev"}),
+    "run_migrations": (frozenset({"migrate"}), lx.MIGRATION_WORDS),
+    "create_venv": (frozenset(), lx.VENV_WORDS | {"virtual", "env"}),
+    "run_code": (lx.CODE_VERBS, lx.CODE_TOOLS | {"out"}),
+    "delete_branch": (frozenset(), lx.REF_WORDS),
 }
 _NEVER_GRANTED = {
     "READ": "reads need no grant",
@@ -253,6 +260,14 @@ def _check_targets(
     keep = []
     for cmd in g.commands:
         norm = " ".join(cmd.split())
+        if g.capability == "delete_branch":
+            # git branch -d NAME for a branch the quote names: only the safe delete of a merged branch
+            m = re.match(r"^git branch (?:-d|--delete) ([A-Za-z0-9][A-Za-z0-9._/-]*)$", norm)
+            if m is None or m.group(1) not in local.cores:
+                _drop(h, g, "not a branch named in the owner's instruction", message, f"command {cmd}")
+            elif norm not in keep:
+                keep.append(norm)
+            continue
         if not norm or f" {norm} " not in local.command_text:
             _drop(h, g, "not a literal command in the owner's instruction", message, f"command {cmd}")
         elif norm not in keep:
@@ -418,6 +433,41 @@ def harden_grant(
     return out
 
 
+# A script named by its path runs through its interpreter as well as directly: the same script,
+# the same arguments, nothing else ("run scripts/seed.py" covers python3 scripts/seed.py).
+_INTERPRETERS: dict[str, tuple[str, ...]] = {
+    "py": ("python", "python3"),
+    "sh": ("bash", "sh"),
+    "bash": ("bash",),
+    "rb": ("ruby", "bundle exec ruby"),
+    "js": ("node",),
+    "mjs": ("node",),
+    "cjs": ("node",),
+    "ts": ("npx tsx", "npx ts-node", "deno run", "bun"),
+    "pl": ("perl",),
+    "php": ("php",),
+    "go": ("go run",),
+}
+_SCRIPT = re.compile(r"^(?:\./)?[A-Za-z0-9_][A-Za-z0-9_./-]*\.([a-z]+)$")
+
+
+def _script_forms(cmd: str) -> list[str]:
+    """The other spellings of a command that runs one script by its path, or []."""
+    head, _, rest = cmd.partition(" ")
+    m = _SCRIPT.match(head)
+    if m is None or ".." in head:
+        return []
+    bare = head[2:] if head.startswith("./") else head
+    tail = f" {rest}" if rest else ""
+    forms = [f"{i} {bare}{tail}" for i in _INTERPRETERS.get(m.group(1), ())]
+    forms += [f"{i} ./{bare}{tail}" for i in _INTERPRETERS.get(m.group(1), ())]
+    if not head.startswith("./"):
+        forms.append(f"./{bare}{tail}")
+    elif "/" in bare:  # tools/x.sh is a path to the shell too; a bare x.sh would be looked up in PATH
+        forms.append(f"{bare}{tail}")
+    return forms
+
+
 def _expand_commands(g: DraftGrant, host: Host) -> None:
     """Each literal the owner typed -> the simple commands the facts will show for it, and the
     literals Rego compares a call's commands with (intent/commands.py)."""
@@ -426,6 +476,8 @@ def _expand_commands(g: DraftGrant, host: Host) -> None:
         parsed = parse_literal(cmd, host)
         commands.extend(c for c in parsed.commands if c not in commands)
         g.literals.extend(x for x in parsed.literals if x not in g.literals)
+        if len(parsed.commands) == 1:
+            commands.extend(f for f in _script_forms(parsed.commands[0]) if f not in commands)
     g.commands = commands
 
 

@@ -47,9 +47,10 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick"
+            "cherry-pick pull revert undo pop apply cherry mv rename move"
         )
     ),
+    ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
     ("DELETE", "delete"): frozenset(
         words(
             "delete remove rm erase wipe purge trash unlink clear clean drop discard destroy eliminate "
@@ -62,9 +63,32 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("EXECUTION", "run_lint"): frozenset(words("run execute lint typecheck type-check check")),
     ("EXECUTION", "run_format"): frozenset(words("run execute format reformat prettify autoformat")),
     ("EXECUTION", "run_command"): frozenset(
-        words("run execute launch start invoke call trigger ausführen führe exécute ejecuta esegui")
+        words("run execute launch start invoke call trigger kick try ausführen führe exécute ejecuta esegui")
     ),
-    ("EXECUTION", "install"): frozenset(words("install add reinstall upgrade installiere installe instala")),
+    ("EXECUTION", "install"): frozenset(
+        words(
+            "install add reinstall upgrade update bump restore sync pull set get installiere installe instala"
+        )
+    ),
+    # Everyday development (issue 14): the project's dev server, its migrations, a virtualenv in
+    # it, and a computation, parse or plot in execute_code. Hardening also wants the thing named.
+    ("EXECUTION", "run_server"): frozenset(
+        words("run start launch spin fire boot serve bring restart get keep make")
+    ),
+    ("EXECUTION", "run_migrations"): frozenset(words("run apply execute migrate make generate create do")),
+    ("EXECUTION", "create_venv"): frozenset(words("create make set recreate build init initialize")),
+    ("EXECUTION", "run_code"): frozenset(
+        words(
+            "compute calculate count parse plot chart graph draw analyze analyse tally average sum work "
+            "use crunch histogram"
+        )
+    ),
+    ("LOCAL_WRITE", "run_code"): frozenset(
+        words(
+            "compute calculate count parse plot chart graph draw analyze analyse tally average sum work "
+            "use crunch histogram"
+        )
+    ),
     ("EXTERNAL_WRITE", "push"): frozenset(["push"]),
     ("EXTERNAL_WRITE", "publish"): frozenset(
         words(
@@ -131,7 +155,7 @@ EDIT_VERBS = frozenset(
 WRITE_VERBS = frozenset(words("write draft compose schreibe écris escribe scrivi"))
 COMMIT_VERBS = frozenset(words("commit stash tag rebase stage squash amend cherry-pick"))
 RUN_VERBS = frozenset(
-    words("run execute launch invoke rerun re-run trigger ausführen führe exécute ejecuta esegui")
+    words("run execute launch invoke rerun re-run trigger kick ausführen führe exécute ejecuta esegui")
 )
 PUBLISH_VERBS = frozenset(words("publish post upload tweet submit release"))
 MEMORY_VERBS = frozenset(words("remember memorize memorise merke retiens recuerda ricorda"))
@@ -300,6 +324,28 @@ TEST_WORDS = frozenset(
     )
 )
 BUILD_WORDS = frozenset(["build", "builds", "compile", "compilation", "compiler"])
+# What names a dev server, a migration, a virtualenv, a computation in code (rules.py _family).
+SERVER_WORDS = frozenset(words("server servers devserver dev-server reload hot-reload localhost"))
+SERVER_QUALIFIERS = frozenset(
+    words(
+        "dev development local localhost reload hot-reload preview rails django flask fastapi vite next "
+        "next.js nuxt hugo jekyll mkdocs webpack uvicorn"
+    )
+)
+MIGRATION_WORDS = frozenset(words("migration migrations migrate db:migrate"))
+DATABASE_WORDS = frozenset(words("db database databases schema"))
+VENV_WORDS = frozenset(words("venv virtualenv virtualenvs .venv"))
+DEPENDENCY_WORDS = frozenset(
+    words(
+        "dependencies dependency deps requirements requirement modules gemfile manifest lockfile "
+        "packages crates gems node_modules"
+    )
+)
+CODE_TOOLS = frozenset(words("python pandas numpy matplotlib execute_code code script snippet"))
+# "analyze the logs" is a read; only "analyze ... with python/pandas" asks for code (rules.py).
+CODE_VERBS = frozenset(
+    words("compute calculate count parse plot chart graph draw tally average sum crunch histogram")
+)
 LINT_WORDS = frozenset(
     words(
         "lint linter linters linting ruff eslint flake8 mypy pylint typecheck type-check typechecker "
@@ -312,7 +358,7 @@ COMMAND_STARTS = frozenset(
     words(
         "make npm npx yarn pnpm python python3 node bash sh zsh docker docker-compose kubectl git cargo "
         "go terraform ansible ansible-playbook pip pip3 uv poetry pytest tox ruff mypy black gradle mvn "
-        "bundle rake rails dotnet deno bun helm just task ./gradlew"
+        "bundle rake rails dotnet deno bun helm just task ./gradlew perl ruby php bin/console"
     )
 )
 INSTALL_TOOLS = {
@@ -331,6 +377,12 @@ INSTALL_TOOLS = {
     ("apt", "install"),
     ("apt-get", "install"),
     ("brew", "install"),
+    ("yarn", "install"),
+    ("pnpm", "install"),
+    ("poetry", "install"),
+    ("bundle", "install"),
+    ("composer", "install"),
+    ("uv", "sync"),
 }
 # Object nouns that make "update"/"create"/"open" an external write.
 SERVICES = frozenset(
@@ -608,7 +660,7 @@ _IRREGULAR: dict[str, tuple[str, ...]] = {
 _DOUBLE = frozenset(
     words(
         "commit stop tag ship drop submit plan chat dm wrap zip set cut put run rerun forget begin "
-        "admit permit omit scan skip trim log flag grab shop rid"
+        "admit permit omit scan skip trim log flag grab shop rid spin"
     )
 )
 

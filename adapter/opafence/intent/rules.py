@@ -23,7 +23,9 @@ _PACKAGE_NOISE = frozenset(
         "package packages library libraries lib libs dependency dependencies deps module modules tool "
         "tools the a an latest newest new version versions using with via from pip npm yarn it them "
         "also plus python node crate crates gem gems please first again globally locally into in for to "
-        "and or"
+        "and or requirements requirement dev editable mode extras project project's its this everything "
+        "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
+        "missing needed required"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -130,7 +132,16 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         return "question", -1
     if first in ("git", "gh") and tx.verb_at(toks, i + 1):
         i += 1
-    if first.endswith("ing") and first not in ("bring", "ping", "ring", "string") and tx.verb_at(toks, i):
+    # "would you mind running x", "try running x": the gerund is the request
+    after_mind = i > 0 and toks[i - 1].norm in ("mind", "try")
+    if first == "try" and i + 1 < len(toks) and toks[i + 1].norm.endswith("ing") and tx.verb_at(toks, i + 1):
+        i, first, after_mind = i + 1, toks[i + 1].norm, True
+    if (
+        first.endswith("ing")
+        and not after_mind
+        and first not in ("bring", "ping", "ring", "string")
+        and tx.verb_at(toks, i)
+    ):
         return "not imperative", -1  # "Deleting files is not allowed": a gerund subject
     if not tx.verb_at(toks, i) and not (i + 1 < len(toks) and (first, toks[i + 1].norm) in lx.INSTALL_TOOLS):
         return "no verb", -1
@@ -506,28 +517,48 @@ def instrument_grants(c: _Clause) -> list[DraftGrant]:
     return [_grant(c, "EXECUTION", "run_command", commands=found)] if found else []
 
 
+def _command_head(t: tx.Token) -> bool:
+    """Does the token start a command: a known program, ./x, or a path to a script?"""
+    return (
+        t.norm in lx.COMMAND_STARTS
+        or t.core.startswith("./")
+        or (tx.is_path_like(t.core) and t.core.rsplit(".", 1)[-1] in _SCRIPT_EXTS)
+    )
+
+
+_RUN_NOISE = frozenset(words("the a an command script program binary file off in at called named"))
+_SCRIPT_EXTS = ("sh", "py", "js", "rb", "pl", "bash", "go", "ts", "mjs", "php")
+
+
 def _run(c: _Clause) -> list[DraftGrant] | str:
     obj = c.obj
     lits = [t.core for t in obj if t.literal]
     if lits:
         return [_grant(c, "EXECUTION", "run_command", commands=[" ".join(x.split()) for x in lits])]
     words = c.words
-    start = next(
-        (k for k, t in enumerate(obj) if t.norm not in ("the", "a", "an", "command", "script")), None
-    )
+    start = next((k for k, t in enumerate(obj) if t.norm not in _RUN_NOISE), None)
+    if start is not None and words & {"script", "program", "binary"} and not _command_head(obj[start]):
+        # "run the notebook export script at scripts/export_nb.py": the script is named further on
+        start = next((k for k, t in enumerate(obj) if _command_head(t) and not t.literal), start)
     if start is not None:
         head = obj[start]
         if (
             head.norm in lx.COMMAND_STARTS
             or head.core.startswith("./")
-            or (
-                tx.is_path_like(head.core)
-                and head.core.rsplit(".", 1)[-1] in ("sh", "py", "js", "rb", "pl", "bash")
-            )
+            or (tx.is_path_like(head.core) and head.core.rsplit(".", 1)[-1] in _SCRIPT_EXTS)
         ):
             parts: list[str] = []
-            for t in obj[start:]:
+            script_head = head.norm not in lx.COMMAND_STARTS
+            for k, t in enumerate(obj[start:]):
                 if not t.literal and t.norm in _COMMAND_STOP:
+                    break
+                # "run scripts/x.py for me", "run ./x.sh on it": a script's words after it are
+                # arguments only when they look like ones (an option, a path, a literal)
+                if (
+                    script_head
+                    and k > 0
+                    and not (t.literal or t.core.startswith("-") or tx.is_path_like(t.core))
+                ):
                     break
                 parts.append(t.core)
                 if t.trail and t.trail[0] in ",;":
@@ -565,10 +596,96 @@ def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
     return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=workspace or not paths)]
 
 
+_GOING = frozenset(words("running going up sure started"))
+_PIP_FRESH = frozenset(words("latest outdated up-to-date date newest"))
+_PIP_COMPANIONS = ("wheel", "setuptools")
+_GIT_VERBS = frozenset(words("pull revert undo pop apply cherry cherry-pick mv rename move"))
+
+
+def _ref_names(obj: tuple[tx.Token, ...]) -> list[str]:
+    """Branch or tag names the object names ("the merged branch feature/auth", "hotfix-12")."""
+    out = []
+    for k, t in enumerate(obj):
+        if t.literal or t.norm in lx.REF_WORDS or t.norm in _DETERMINERS:
+            continue
+        name = t.core.strip(",.;:()")
+        before = obj[k - 1].norm if k > 0 else ""
+        if before in ("called", "named") and k > 1:
+            before = obj[k - 2].norm
+        # "the branch feature/auth", "hotfix-12 branch"; not "the merged branch", "local branch"
+        looks = before in lx.REF_WORDS or bool(re.search(r"[/\d-]", name))
+        if looks and _ref_name(obj, k) and re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$", name):
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
+def _code_grants(c: _Clause) -> list[DraftGrant]:
+    """A computation, parse or plot in execute_code: its code and the files it writes in the
+    workspace (Rego covers only code that runs no command, opens no connection, evaluates no
+    text and writes nothing outside the workspace)."""
+    return [_grant(c, "EXECUTION", "run_code"), _grant(c, "LOCAL_WRITE", "run_code", workspace=True)]
+
+
+def _family(c: _Clause) -> list[DraftGrant] | None:
+    """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
+    virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
+    lem, ws, obj = c.lemma, c.words, c.obj
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_server")] and (
+        lem == "serve"
+        or (
+            ws & lx.SERVER_WORDS
+            and ws & lx.SERVER_QUALIFIERS
+            and (lem not in ("make", "keep", "get") or ws & _GOING)
+        )
+        or ("dev" in ws and ws & {"mode", "app", "server"})
+    ):
+        return [_grant(c, "EXECUTION", "run_server")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_migrations")] and (
+        ws & lx.MIGRATION_WORDS or (lem == "migrate" and (ws & lx.DATABASE_WORDS or not ws))
+    ):
+        return [_grant(c, "EXECUTION", "run_migrations")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "create_venv")] and (
+        ws & lx.VENV_WORDS
+        or ("virtual" in ws and ws & {"environment", "env"})
+        or ("env" in ws and ws & {"python", "uv", "fresh", "conda-free"})
+    ):
+        return [_grant(c, "EXECUTION", "create_venv")]
+    if "pip" in ws | {c.tool} and (lem in ("upgrade", "update", "bump") or ws & _PIP_FRESH):
+        return [_grant(c, "EXECUTION", "install", packages=["pip", *(p for p in _PIP_COMPANIONS if p in ws)])]
+    if (
+        lem in lx.CAPABILITY_VERBS[("EXECUTION", "install")]
+        and ws & lx.DEPENDENCY_WORDS
+        and not _packages(obj)
+    ):
+        return [_grant(c, "EXECUTION", "install")]
+    if (
+        lem in lx.CODE_VERBS
+        or (lem == "work" and "out" in ws)
+        or (lem in ("use", "analyze", "analyse") and ws & lx.CODE_TOOLS)
+    ):
+        return _code_grants(c)
+    if lem in lx.DELETE_VERBS | {"clean", "prune"} and ws & {"branch", "branches"}:
+        refs = _ref_names(obj)
+        if refs:
+            cmds = [f"git branch {flag} {r}" for r in refs for flag in ("-d", "--delete")]
+            files = [p for p in _paths(obj) if p not in refs]
+            also = [_grant(c, "DELETE", "delete", paths=files)] if files else []
+            return [*also, _grant(c, "DELETE", "delete_branch", commands=cmds)]
+    if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
+        paths = _paths(obj)
+        return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
+    if lem in ("pull", "revert", "cherry", "cherry-pick") or (lem in ("pop", "apply") and "stash" in ws):
+        return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+    return None
+
+
 def grants_for(c: _Clause) -> list[DraftGrant] | str:
     """The grants one imperative clause asks for, or why it asks for none."""
     lem, words, obj = c.lemma, c.words, c.obj
     first = obj[0].norm if obj else ""
+    family = _family(c)
+    if family is not None:
+        return family
 
     if (c.tool and (c.tool, lem) in lx.INSTALL_TOOLS) or lem in (
         "upgrade",
@@ -683,6 +800,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
 
     # deletion
     if lem in lx.DELETE_VERBS or lem in ("clear", "drop", "clean", "discard", "rid"):
+        if lem == "clean" and _paths(obj):
+            # "clean out the dist/ folder": the named build output goes
+            return [_grant(c, "DELETE", "delete", paths=_paths(obj))]
         if lem in ("clean", "discard") or (lem == "clear" and first == "up"):
             return _edit(c)
         if lem == "rid" and first == "of":

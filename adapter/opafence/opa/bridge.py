@@ -31,6 +31,10 @@ from opafence.paths import ensure_private_dir, state_dir
 log = logging.getLogger("opafence.bridge")
 
 DECISION_PATH = "/v1/data/opafence/decision?strict-builtin-errors=true"
+# A shared OPA (docs/fleet.md) decides through the entrypoints that read the calling host's own
+# configuration (data.hosts[<id>].config), the only ones its authorization admits.
+REMOTE_DECISION_PATH = "/v1/data/opafence/remote/decision?strict-builtin-errors=true"
+REMOTE_BUDGET_PATHS = {"spend/decision": "/v1/data/opafence/remote/spend?strict-builtin-errors=true"}
 BUDGET_PREFIX = "/v1/data/opafence/budget/"
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 
@@ -51,6 +55,7 @@ class Bridge:
         self.local: LocalOpa | None = None
         self.client: OpaClient | None = None
         self.remote = config.opa.url is not None
+        self.host_id = config.task_host_id() if self.remote else None
         self.restarts = 0
         self.last_error: BridgeError | None = None
         self._tasks: dict[str, dict[str, Any]] = {}
@@ -236,9 +241,21 @@ class Bridge:
             if self.local is not None:
                 # The binary that runs is a trust file too, wherever it was found.
                 doc["trust_paths"] = sorted({*doc["trust_paths"], os.path.realpath(self.local.binary.path)})
-            client.request_json("PUT", "/v1/data/config", doc, timeout_s=5.0)
+            client.request_json("PUT", self._config_path(), doc, timeout_s=5.0)
             for key, data in self._tasks.items():
                 client.request_json("PUT", task_path(key), data, timeout_s=5.0)
+
+    def _config_path(self) -> str:
+        if self.host_id is None:
+            return "/v1/data/config"
+        return f"/v1/data/hosts/{quote(self.host_id, safe='')}/config"
+
+    def _with_host_id(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """Remote mode: the input names the calling host, whose own configuration applies (and
+        which the shared OPA's authorization checks against the token)."""
+        if self.host_id is None:
+            return doc
+        return {**doc, "host": {**doc.get("host", {}), "id": self.host_id}}
 
     def put_task(self, key: str, data: dict[str, Any]) -> None:
         """Remember the task and push it; raises BridgeError if OPA did not take it."""
@@ -298,7 +315,8 @@ class Bridge:
         gate = self.bundles.gate if self.bundles is not None else None
         if gate is not None:
             raise BridgeError(gate.code, gate.detail)
-        answer = self._client().request_json("POST", DECISION_PATH + params, {"input": doc})
+        path = REMOTE_DECISION_PATH if self.remote else DECISION_PATH
+        answer = self._client().request_json("POST", path + params, {"input": self._with_host_id(doc)})
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:
@@ -311,8 +329,14 @@ class Bridge:
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
             raise BridgeError("OPA_UNAVAILABLE", detail)
-        path = BUDGET_PREFIX + quote(rule, safe="/") + "?strict-builtin-errors=true"
-        answer = self._client().request_json("POST", path, {"input": doc})
+        if self.remote:
+            path = REMOTE_BUDGET_PATHS.get(rule, "")
+            if not path:
+                detail = f"data.opafence.budget.{rule} is not served by a shared OPA"
+                raise BridgeError("OPA_UNAVAILABLE", detail)
+        else:
+            path = BUDGET_PREFIX + quote(rule, safe="/") + "?strict-builtin-errors=true"
+        answer = self._client().request_json("POST", path, {"input": self._with_host_id(doc)})
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:

@@ -235,6 +235,8 @@ def plan_bundles(
         opa["services"] = services
     if decision_logs is not None:
         opa["decision_logs"] = decision_logs
+        # Every event a fleet's collector receives says which host decided it.
+        opa["labels"] = {"opafence_host": config.host_name()}
     if persist_dir is not None and any(b.get("persist") for b in bundles.values()):
         opa["persistence_directory"] = str(persist_dir)
     return BundlePlan(specs=specs, opa=opa)

@@ -5,6 +5,7 @@ package opafence.classify
 
 import data.opafence.classify.shell
 import data.opafence.lib.action
+import data.opafence.lib.paths
 
 tool_spec := data.opafence.classify.builtin_tools[input.call.tool]
 
@@ -73,7 +74,35 @@ code_paths(ops) := {p.path |
 	object.get(p, "path", "") != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"why": "code"}) if input.call.tool == "execute_code"
+tool_actions contains action.make("EXECUTION", {"why": "code", "caps": code_caps}) if input.call.tool == "execute_code"
+
+# A computation, parse or plot (issue 14): an execute_code grant (run_code) covers code whose facts
+# show no command, no network, no evaluated text, no Hermes tool call and no file written outside
+# the workspace. Anything else has no capability, so only the literal user's words could cover it.
+code_caps := {"run_code"} if plain_code
+
+else := set()
+
+code_command_prefixes := ["subprocess.", "os.system", "os.popen", "os.exec", "os.spawn", "os.posix_spawn", "pty.", "commands."]
+
+plain_code if {
+	input.call.tool == "execute_code"
+	code.opaque == false
+	code.network == false
+	count(code.tool_calls) == 0
+	count(object.get(input.facts, ["shell", "commands"], [])) == 0
+	not object.get(input.facts, ["shell", "opaque"], false)
+	not code_runs_command
+	every p in code_paths({"write", "append", "delete"}) {
+		paths.under_any(p, workspace)
+	}
+}
+
+code_runs_command if {
+	some c in code.calls
+	some prefix in code_command_prefixes
+	startswith(c, prefix)
+}
 
 tool_actions contains action.make("UNKNOWN", {"why": "no code facts"}) if {
 	input.call.tool == "execute_code"
@@ -85,7 +114,7 @@ tool_actions contains action.make("UNKNOWN", {"why": "opaque code"}) if {
 	code.opaque == true
 }
 
-tool_actions contains action.make("LOCAL_WRITE", {"paths": ps}) if {
+tool_actions contains action.make("LOCAL_WRITE", {"paths": ps, "caps": ({"edit"} | code_caps)}) if {
 	input.call.tool == "execute_code"
 	ps := code_paths({"write", "append"})
 	count(ps) > 0

@@ -258,8 +258,9 @@ access_ok(g, a, ctx) if {
 	}
 }
 
-# Runners: the tests, the build, the linter of this project, not code from another directory.
-runner_caps := {"run_tests", "run_build", "run_lint", "run_format"}
+# Runners: the tests, the build, the linter, the dev server, the migrations and the virtualenv
+# of this project, not code from another directory.
+runner_caps := {"run_tests", "run_build", "run_lint", "run_format", "run_server", "run_migrations", "create_venv"}
 
 runner_ok(g, _, _) if not g.capability in runner_caps
 

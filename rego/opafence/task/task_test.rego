@@ -76,6 +76,12 @@ delete_build := grants([grant("g1", "DELETE", {"capability": "delete", "paths": 
 
 delete_unnamed := grants([grant("g1", "DELETE", {"capability": "delete"})])
 
+delete_wip := grants([grant("g1", "DELETE", {"capability": "delete_branch", "commands": ["git branch -d wip"]})])
+
+dev_server := grants([grant("g1", "EXECUTION", {"capability": "run_server"})])
+
+migrations := grants([grant("g1", "EXECUTION", {"capability": "run_migrations"})])
+
 pay := grants([grant("g1", "FINANCIAL", {"capability": "pay"})])
 
 chmod_run := grants([grant("g1", "PERMISSION_CHANGE", {"capability": "chmod", "paths": ["/ws/run.sh"]})])
@@ -179,7 +185,15 @@ cases := [
 	{"name": "xargs rm hides its targets", "in": shell_input([cmdx(["rm"], {"wrappers": ["xargs"]})]), "task": delete_build, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "find -delete", "in": sh([["find", ".", "-name", "*.pyc", "-delete"]]), "task": edit_ws, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "git branch -D", "in": sh([["git", "branch", "-D", "wip"]]), "task": commit, "want": "block", "codes": {"NOT_AUTHORIZED"}},
-	{"name": "delete grant without paths covers a branch", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_unnamed, "want": "allow", "codes": set()},
+	# A branch goes only by a grant for that branch (issue 14), never by one for emails or records.
+	{"name": "delete grant without paths no longer covers a branch", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_unnamed, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "branch grant covers its safe delete", "in": sh([["git", "branch", "-d", "wip"]]), "task": delete_wip, "want": "allow", "codes": set()},
+	{"name": "branch grant never covers a forced delete", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "branch grant never covers another branch", "in": sh([["git", "branch", "-d", "main"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "dev server grant", "in": sh([["npm", "run", "dev"]]), "task": dev_server, "want": "allow", "codes": set()},
+	{"name": "dev server grant is not a deploy", "in": sh([["npm", "run", "deploy"]]), "task": dev_server, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "migration grant", "in": sh([["python", "manage.py", "migrate"]]), "task": migrations, "want": "allow", "codes": set()},
+	{"name": "migration grant is not a flush", "in": sh([["python", "manage.py", "flush"]]), "task": migrations, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "delete grant without paths never covers files", "in": sh([["rm", "/ws/a"]]), "task": delete_unnamed, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	# execution
 	{"name": "tests without grant", "in": sh([["pytest", "-q"]]), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},

@@ -502,6 +502,8 @@ domains(cmd) := remote_hosts(cmd) if {
 # Capabilities: the table's, the runner's for EXECUTION, and run_command for literal commands.
 caps(cmd, "EXECUTION", s) := ({c | some c in object.get(s, "caps", [])} | runner_caps(cmd)) | {"run_command"} if {
 	not custom_install(cmd, s)
+} else := ({c | some c in object.get(s, "caps", [])} | runner_caps(cmd)) | {"run_command"} if {
+	manifest_install(cmd, s)
 } else := ({c | some c in object.get(s, "caps", []); c != "install"} | runner_caps(cmd)) | {"run_command", "install_custom"}
 
 caps(_, c, s) := {x | some x in object.get(s, "caps", [])} if c != "EXECUTION"
@@ -519,9 +521,42 @@ runner_caps(cmd) := {cap |
 
 # --- packages ----------------------------------------------------------------------------------
 
-packages(cmd, s) := {p | some p in rest_operands(cmd)} if s.packages == true
+packages(cmd, s) := set() if {
+	s.packages == true
+	manifest_install(cmd, s)
+} else := {p | some p in rest_operands(cmd)} if s.packages == true
 
 else := set()
+
+# The project's own dependencies from its manifest: `pip install -r requirements-dev.txt`,
+# `pip install -e '.[dev]'`, `pip install .`. A requirements file named by a relative path, or the
+# project directory itself; no index, link or constraint option, nothing from elsewhere.
+manifest_flags := {"-r", "--requirement", "-e", "--editable"}
+
+manifest_install(cmd, s) if {
+	s.packages == true
+	count(rest_operands(cmd)) > 0
+	every f in install_source_flags {
+		manifest_flag_ok(cmd, f)
+	}
+	every p in rest_operands(cmd) {
+		local_manifest(p)
+	}
+}
+
+manifest_flag_ok(_, f) if f in manifest_flags
+
+manifest_flag_ok(cmd, f) if not flag_given(cmd, f)
+
+local_project(p) if regex.match(`^\.(\[[A-Za-z0-9,._-]+\])?$`, p)
+
+local_manifest(p) if local_project(p)
+
+local_manifest(p) if {
+	regex.match(`^[A-Za-z0-9_][A-Za-z0-9_./-]*\.(txt|in)$`, p)
+	contains(lower(p), "requirements")
+	not contains(p, "..")
+}
 
 install_source_flags := {
 	"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "--registry",
