@@ -202,3 +202,44 @@ ask contains reason.render(rego.metadata.rule(), {"channel": substring(channel, 
 	not secret_read
 	some channel in data_channels
 }
+
+# --- after a secret read or untrusted content: paths computed at run time ------------------------
+
+# Programs that read the files they are given (or copy, pack, encode or send them).
+file_readers := {
+	"cat", "tac", "head", "tail", "less", "more", "nl", "base64", "base32", "basenc", "xxd", "od", "hexdump",
+	"strings", "grep", "egrep", "fgrep", "rg", "ag", "awk", "gawk", "sed", "cut", "sort", "uniq", "paste",
+	"diff", "cmp", "comm", "jq", "yq", "cp", "install", "rsync", "scp", "tar", "zip", "7z", "gzip", "bzip2",
+	"xz", "zstd", "openssl", "gpg", "dd", "source", ".", "curl", "wget", "nc", "ncat", "socat", "python",
+	"python3", "perl", "ruby", "node", "vim", "vi", "nano", "view", "file", "stat", "md5sum", "sha256sum",
+	"sha1sum", "split", "csplit", "iconv", "fold", "fmt", "pr", "column", "rev", "look", "cpio", "pax",
+}
+
+# METADATA
+# title: computed_reads
+# description: >-
+#   Commands that read files whose names are computed when the command runs (`cat "$(cat
+#   list)"`, `xargs cat < list`, `cat $FILE`, `while read f; do cat "$f"; done`): which file
+#   they read is unknown until then.
+computed_reads contains c if {
+	some c in common.commands
+	c.dynamic == true
+	common.cmd_name(c) in file_readers
+}
+
+# METADATA
+# title: TAINT_COMPUTED_PATH
+# description: >-
+#   `{{.command}}` reads a file whose name is computed when it runs, after {{.after}} entered
+#   this session; what it reads cannot be checked beforehand, so it is no ordinary read.
+# custom:
+#   code: TAINT_COMPUTED_PATH
+#   fix: Name the file literally, or approve it only if you know which file the command reads.
+ask contains reason.render(rego.metadata.rule(), {"command": common.shown(c), "after": after}) if {
+	some after in computed_path_context
+	some c in computed_reads
+}
+
+computed_path_context contains "secret material" if secret_read
+
+computed_path_context contains "untrusted content" if input.session.taint.untrusted == true

@@ -102,3 +102,16 @@ test_path_data_is_a_secret_channel if {
 	some r in taint.deny with input as inp with data.tasks.t as f.no_task
 	r.code == "TAINT_SECRET_CHANNEL"
 }
+
+computed := f.terminal([f.shx(["cat", "\"$(cat /tmp/list)\""], {"dynamic": true})])
+
+literal := f.terminal([f.sh(["cat", "notes.txt"])])
+
+test_computed_paths_ask_after_untrusted_content_or_a_secret_read if {
+	codes(t(computed)) == {"TAINT_COMPUTED_PATH"}
+	"TAINT_COMPUTED_PATH" in codes(s(computed))
+	not "TAINT_COMPUTED_PATH" in codes(computed)
+	not "TAINT_COMPUTED_PATH" in codes(t(literal))
+}
+
+codes(inp) := {r.code | some r in taint.ask with input as inp with data.tasks.t as f.no_task}
