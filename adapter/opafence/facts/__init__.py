@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from opafence.facts import code, email, mcp, patch, paths, secrets, shell, url
+from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, url
 from opafence.facts.collect import Collector
 
 MAX_WORDS = 256
@@ -33,6 +33,7 @@ class FactsContext:
     home: str
     cwd: str
     hermes_home: str = ""
+    state_dir: str = ""  # opafence's own state, for hard links of protected files
 
 
 # --- argument walking -------------------------------------------------------------------
@@ -536,9 +537,23 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         facts["code"] = col.code
     if col.env_vars:
         facts["env_vars"] = col.env_vars
+    same = links.same_files(_named_paths(col), ctx.home, ctx.hermes_home, ctx.state_dir)
+    if same:
+        facts["links"] = same
     facts["opaque"] = bool(col.reasons)
     facts["opaque_reasons"] = col.reasons
     return facts
+
+
+def _named_paths(col: Collector) -> Iterator[str]:
+    """Every canonical path the call names: arguments, operands, redirects, possible paths."""
+    for p in col.paths:
+        yield p["path"]
+    for c in col.commands:
+        yield from c.get("operand_paths", ())
+        yield from c.get("maybe_paths", ())
+        for r in c.get("redirects", ()):
+            yield r.get("path", "")
 
 
 def _unique_recipients(found: list[dict[str, Any]], col: Collector) -> list[dict[str, Any]]:

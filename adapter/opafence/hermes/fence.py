@@ -316,8 +316,8 @@ class Fence:
         return self._socket_canonical[1]
 
     def facts_context(self) -> FactsContext:
-        hermes_dir, _ = self._host_dirs
-        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
+        hermes_dir, state = self._host_dirs
+        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir, state_dir=state)
 
     def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
         """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""

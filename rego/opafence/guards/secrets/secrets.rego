@@ -220,6 +220,14 @@ secret_reads contains r if {
 	recursive_read_secret(r.path)
 }
 
+# A hard link of a secret file (facts.links: same device and inode) is that file.
+secret_reads contains {"path": l.path, "how": r.how} if {
+	some l in object.get(input.facts, "links", [])
+	secret_path(l.same_as)
+	some r in reach.reads
+	r.path == l.path
+}
+
 # A recursive read's own path is judged as a plain read once (most are plain reads too).
 recursive_read_secret(p) if {
 	not p in plain_read_paths

@@ -652,3 +652,11 @@ test_browser_table if {
 	})
 	fails == []
 }
+
+# A hard link of a secret file (facts.links) is that file.
+test_hard_link_of_a_key_is_read_as_the_key if {
+	inp := object.union(f.read_file("notes.txt"), {"facts": object.union(f.read_file("notes.txt").facts, {"links": [{"path": "/home/u/src/app/notes.txt", "same_as": "/home/u/.ssh/id_rsa"}]})})
+	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
+	r.code == "SECRET_READ"
+	count(secrets.ask) == 0 with input as f.read_file("notes.txt") with data.tasks.t as f.no_task
+}

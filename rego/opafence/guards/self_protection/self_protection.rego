@@ -154,6 +154,22 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 }
 
 # METADATA
+# title: SELF_PROTECT_LINKED
+# description: >-
+#   This would {{.kind}} {{.path}}, which is another name (a hard link) of {{.same}}, a file of
+#   opafence or of Hermes' own configuration; the agent may never change it.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Leave the link alone; a person removes it outside the agent.
+deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], "path": t.path, "same": l.same_as})) if {
+	some l in object.get(input.facts, "links", [])
+	protected(l.same_as)
+	some t in changes
+	t.kind != "none"
+	t.path == l.path
+}
+
+# METADATA
 # title: SELF_PROTECT_PATH_PARENT
 # description: >-
 #   This would {{.kind}} {{.path}} with everything below it, including opafence's or Hermes'

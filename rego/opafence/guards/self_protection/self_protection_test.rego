@@ -396,3 +396,12 @@ test_every_reason_is_always if {
 		r.fix != ""
 	}
 }
+
+# A write through a hard link of a protected file (facts.links) changes that file.
+test_write_through_a_hard_link_blocks if {
+	w := f.write_file("scratch.txt")
+	inp := object.union(w, {"facts": object.union(w.facts, {"links": [{"path": "/home/u/src/app/scratch.txt", "same_as": "/home/u/.hermes/config.yaml"}]})})
+	some r in sp.deny with input as inp with data.tasks.t as f.no_task
+	r.code == "SELF_PROTECT_PATH"
+	contains(r.message, "hard link")
+}
