@@ -486,9 +486,9 @@ secret_var(name, o) if {
 #   code: SECRET_READ
 #   fix: Approve it only if the task really needs the browser's own pages.
 ask contains reason.render(rego.metadata.rule(), {"url": substring(u.raw, 0, 120)}) if {
-	browser_tool
 	some u in input.facts.urls
 	browser_internal(lower(u.scheme), lower(u.path))
+	browser_tool
 }
 
 browser_tool if startswith(input.call.tool, "browser_")
@@ -756,6 +756,7 @@ ask contains reason.render(rego.metadata.rule(), {"name": n}) if {
 secret_reads contains {"path": a, "how": common.cmd_name(c)} if {
 	some c in common.commands
 	some a in array.concat(c.argv, [r.raw | some r in c.redirects])
+	contains(a, "/proc/")
 	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
 }
 

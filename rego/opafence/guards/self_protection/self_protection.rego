@@ -283,6 +283,7 @@ output_option_changes contains {"path": common.value_path(c, v), "kind": "write"
 	some c in common.commands
 	some i, a in c.argv
 	i > 0
+	startswith(a, "-")
 	some v in output_option_value(c, i, a)
 	v != ""
 	v != "-"
