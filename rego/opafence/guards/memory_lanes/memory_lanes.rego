@@ -23,7 +23,10 @@ import data.opafence.taint
 # custom:
 #   code: MEMORY_AUTHORIZATION
 #   fix: Say what the agent may do in the task itself; it holds for that task only.
-deny contains reason.make(rego.metadata.rule()) if claim
+deny contains reason.make(rego.metadata.rule()) if {
+	taint.memory_write
+	claim
+}
 
 claim if "authorization" in taint.protected_lanes
 
@@ -50,6 +53,7 @@ claim_words := concat("|", [
 #   code: MEMORY_PROCEDURE_SOURCE
 #   fix: Approve it only if the user wants every later session to follow this procedure.
 ask contains reason.render(rego.metadata.rule(), {"what": what}) if {
+	taint.memory_write
 	not claim
 	some what in procedure_named
 }

@@ -18,6 +18,9 @@ import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.guards.reach
 import data.opafence.guards.secrets.catalogue
+import data.opafence.guards.secrets.catalogue_home_parents
+import data.opafence.guards.secrets.catalogue_home_tops
+import data.opafence.guards.secrets.catalogue_system_parents
 import data.opafence.guards.secrets.credential_services
 import data.opafence.guards.secrets.credential_var_names
 import data.opafence.guards.secrets.env_template_suffixes
@@ -170,7 +173,7 @@ glob_candidates(np, lp) := {concat("/", [common.home, d]) |
 
 home_catalogue := {d | some d in home_secret_dirs} | {d | some d, _ in catalogue.home}
 
-all_tops := {t | some t in home_secret_tops} | {split(d, "/")[0] | some d, _ in catalogue.home}
+all_tops := {t | some t in home_secret_tops} | {t | some t in catalogue_home_tops}
 
 secret_glob(np) if {
 	last := regex.replace(np, `^.*/`, "")
@@ -262,16 +265,10 @@ above_secrets(np) if common.home_relative(np) in home_secret_parents
 
 above_secrets(np) if np in system_secret_parents
 
-above_secrets(np) if {
-	rel := concat("", [common.home_relative(np), "/"])
-	some d, _ in catalogue.home
-	startswith(d, rel)
-}
+# The catalogue's parents, precomputed (secrets_test checks them against the catalogue).
+above_secrets(np) if common.home_relative(np) in catalogue_home_parents
 
-above_secrets(np) if {
-	some d, _ in catalogue.system
-	startswith(d, concat("", [np, "/"]))
-}
+above_secrets(np) if np in catalogue_system_parents
 
 above_secrets(np) if common.within(hermes_home, np)
 
@@ -755,7 +752,15 @@ ask contains reason.render(rego.metadata.rule(), {"name": n}) if {
 # a path the shell computes.
 secret_reads contains {"path": a, "how": common.cmd_name(c)} if {
 	some c in common.commands
-	some a in array.concat(c.argv, [r.raw | some r in c.redirects])
+	some a in c.argv
+	contains(a, "/proc/")
+	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
+}
+
+secret_reads contains {"path": r.raw, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some r in c.redirects
+	a := r.raw
 	contains(a, "/proc/")
 	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
 }

@@ -660,3 +660,11 @@ test_hard_link_of_a_key_is_read_as_the_key if {
 	r.code == "SECRET_READ"
 	count(secrets.ask) == 0 with input as f.read_file("notes.txt") with data.tasks.t as f.no_task
 }
+
+test_catalogue_parent_tables_match_the_catalogue if {
+	cat := data.opafence.guards.secrets.catalogue
+	{x | some x in data.opafence.guards.secrets.catalogue_home_parents} == {x | some d, _ in cat.home; some x in proper_prefixes(d)}
+	{x | some x in data.opafence.guards.secrets.catalogue_home_tops} == {split(d, "/")[0] | some d, _ in cat.home}
+	sys := {concat("", ["/", x]) | some d, _ in cat.system; some x in proper_prefixes(trim_prefix(d, "/"))} | {"/"}
+	{x | some x in data.opafence.guards.secrets.catalogue_system_parents} == sys
+}

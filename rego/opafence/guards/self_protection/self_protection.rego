@@ -284,6 +284,7 @@ output_option_changes contains {"path": common.value_path(c, v), "kind": "write"
 	some i, a in c.argv
 	i > 0
 	startswith(a, "-")
+	regex.match(output_option_any, a)
 	some v in output_option_value(c, i, a)
 	v != ""
 	v != "-"
@@ -298,6 +299,8 @@ output_option_value(c, i, a) := {substring(a, count(m[0][1]) + 1, -1)} if {
 }
 
 output_option := `^(-o|--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)$`
+
+output_option_any := `^(-o|--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)(=|$)`
 
 output_option_eq := `^(--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)=`
 
