@@ -9,7 +9,10 @@ COVERAGE_MIN ?= 95
 
 .PHONY: setup demo test lint fmt rego-test pytest bench bundle clean
 
-setup: $(VENV)/.installed $(OPA_STAMP)
+PDP_BIN := .tools/bin/opafence-pdp
+PDP_SRC := $(wildcard pdp/*.go) pdp/go.mod pdp/go.sum
+
+setup: $(VENV)/.installed $(OPA_STAMP) $(PDP_BIN)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +25,11 @@ $(OPA_STAMP): FORCE
 	@mkdir -p .tools
 	@tools/ensure-opa.sh > $@.tmp && mv $@.tmp $@
 FORCE:
+
+# opafence-pdp: the local PDP without HTTP (pdp/), built only when Go is there and the Go
+# sources changed; without it opafence runs the stock opa server.
+$(PDP_BIN): $(PDP_SRC)
+	@tools/build-pdp.sh $@
 
 OPA = $(shell cat $(OPA_STAMP) 2>/dev/null)
 export OPAFENCE_OPA_BIN = $(abspath $(OPA))
@@ -60,6 +68,7 @@ pytest: setup
 bench: setup
 	$(PY) bench/decision_latency.py
 	$(PY) bench/audit_append.py
+	$(PY) bench/provenance_values.py
 
 # Our own bundle, optimized; signed with `make bundle SIGNING_KEY=key.pem [SIGNING_ALG=ES256]`.
 SIGNING_ALG ?= RS256

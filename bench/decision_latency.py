@@ -1,7 +1,10 @@
 """End-to-end decision latency: from the Python call to the verdict, over mixed tool calls.
 
-Prints p50/p99 (µs), decisions per second and OPA's resident memory, beside OPA's own
-evaluation time (`?metrics=true`, timer_rego_query_eval_ns). `--json` prints one object.
+Per transport (`--transport pdp|server|both`: opafence-pdp over its pipe, the stock opa server
+over the unix socket), in the same run: p50/p99 (µs), decisions per second with one thread
+and with two, the engine's resident memory with `--tasks` live tasks (default 1,000; for the
+PDP the primary's and its standby's), beside OPA's own evaluation time (`?metrics=true`,
+timer_rego_query_eval_ns). `--json` prints one object.
 
 `--rounds N` repeats the measurement N times on the same OPA and reports every round and
 the median of the rounds (the top-level figures are then those medians). `--breakdown` also
@@ -9,9 +12,14 @@ times each step of a decision apart — facts, input build, JSON encode, the OPA
 answer validation (decode + checks + the pydantic model) — and a round trip that evaluates
 nothing: an authenticated `GET /health` on the same pooled connection. That floor is what
 HTTP over the unix socket plus OPA's per-request authorizer (`system.authz`, evaluated on
-every request under `--authorization=basic`) cost before any policy runs.
+every request under `--authorization=basic`) cost before any policy runs. On the PDP the
+floor is its `status` operation (a framed round trip that evaluates no policy).
 
-    .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown] [--json]
+    .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown]
+        [--transport both] [--tasks 1000] [--agentsfence PYTHON] [--json]
+
+`--agentsfence PYTHON` also runs the same calls through AgentsFence 0.2.0a9's in-process
+evaluator under that Python (bench/agentsfence_reference.py) and prints the ratios.
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +42,7 @@ from opafence.host import Host
 from opafence.inputs import decision_input, facts_context
 from opafence.judge import Judge, TaskState
 from opafence.opa.bridge import DECISION_PATH, Bridge
+from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
 
 MIXED_CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -73,8 +84,7 @@ def p50_p99(values: list[float]) -> dict[str, float]:
     return {"p50_us": round(percentile(s, 0.50), 1), "p99_us": round(percentile(s, 0.99), 1)}
 
 
-def opa_rss_mb(bridge: Bridge) -> float:
-    pid = bridge.local.opa_pid() if bridge.local else None
+def rss_mb(pid: int | None) -> float:
     if pid is None:
         return float("nan")
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -83,9 +93,54 @@ def opa_rss_mb(bridge: Bridge) -> float:
     return float("nan")
 
 
+def opa_rss_mb(bridge: Bridge) -> float:
+    """The engine that answers: OPA, or the primary PDP."""
+    return rss_mb(bridge.local.opa_pid() if bridge.local else None)
+
+
+def standby_rss_mb(bridge: Bridge) -> float | None:
+    standby = getattr(bridge.local, "standby", None)
+    return None if standby is None else rss_mb(standby.pid)
+
+
+def threaded(judge: Judge, threads: int, calls: int) -> dict[str, float]:
+    """Decisions per second (and p50/p99) with `threads` threads deciding at once, each on its
+    own task, `calls` decisions in all."""
+    states = [
+        judge.open_task(f"bench-t{i}", "Fix the failing test in src/app and run the tests.")
+        for i in range(threads)
+    ]
+    times: list[list[float]] = [[] for _ in range(threads)]
+    barrier = threading.Barrier(threads + 1)
+
+    def work(n: int) -> None:
+        state = states[n]
+        barrier.wait()
+        for i in range(calls // threads):
+            tool, args = MIXED_CALLS[(i + n * 7) % len(MIXED_CALLS)]
+            state.session = SessionFacts()
+            t0 = time.perf_counter_ns()
+            judge.judge(state, tool, args, assume_executed=False)
+            times[n].append((time.perf_counter_ns() - t0) / 1000.0)
+
+    pool = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+    for t in pool:
+        t.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for t in pool:
+        t.join()
+    elapsed = time.perf_counter() - started
+    for state in states:
+        judge.close_task(state)
+    done = [v for per in times for v in per]
+    return {**p50_p99(done), "per_second": round(len(done) / elapsed, 1)}
+
+
 def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
     """What the plugin pays per call: Judge.judge (facts, input, OPA, validation, bookkeeping)."""
     e2e: list[float] = []
+    by_kind: dict[str, list[float]] = {}
     verdicts: dict[str, int] = {}
     started = time.perf_counter()
     for i in range(calls):
@@ -93,7 +148,9 @@ def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
         state.session = SessionFacts()  # keep the input size steady
         t0 = time.perf_counter_ns()
         judged = judge.judge(state, tool, args, assume_executed=False)
-        e2e.append((time.perf_counter_ns() - t0) / 1000.0)
+        us = (time.perf_counter_ns() - t0) / 1000.0
+        e2e.append(us)
+        by_kind.setdefault(kind_of(tool, args), []).append(us)
         verdicts[judged.decision.verdict] = verdicts.get(judged.decision.verdict, 0) + 1
     elapsed = time.perf_counter() - started
     return {
@@ -101,7 +158,15 @@ def end_to_end(judge: Judge, state: TaskState, calls: int) -> dict[str, Any]:
         "mean_us": round(statistics.fmean(e2e), 1),
         "per_second": round(calls / elapsed, 1),
         "verdicts": verdicts,
+        "by_kind": {k: p50_p99(v) for k, v in by_kind.items()},
     }
+
+
+def kind_of(tool: str, args: dict[str, Any]) -> str:
+    """A label for one of MIXED_CALLS: the tool, and a terminal command's first words."""
+    if tool == "terminal":
+        return "terminal: " + " ".join(str(args["command"]).split()[:2])
+    return tool
 
 
 def opa_eval(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dict[str, float]:
@@ -124,6 +189,7 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
     """Each step of the decision path timed apart, the way Bridge.decide does them."""
     client = bridge.client
     assert client is not None
+    floor_path = "/health" if bridge.transport != "pdp" else "/v1/status"
     ctx = facts_context(judge.host)
     times: dict[str, list[float]] = {name: [] for name in (*STEPS, FLOOR)}
     clock = time.perf_counter_ns
@@ -144,10 +210,10 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
             raise BridgeError("OPA_BAD_RESULT", f"HTTP {status}")
         Decision.model_validate(answer["result"])
         t5 = clock()
-        status, _ = client.request_raw("GET", "/health")
+        status, _ = client.request_raw("GET", floor_path)
         t6 = clock()
         if status != 200:
-            raise BridgeError("OPA_HTTP_ERROR", f"GET /health answered HTTP {status}")
+            raise BridgeError("OPA_HTTP_ERROR", f"GET {floor_path} answered HTTP {status}")
         marks = (t0, t1, t2, t3, t4, t5, t6)
         for name, start, end in zip((*STEPS, FLOOR), marks[:-1], marks[1:], strict=True):
             times[name].append((end - start) / 1000.0)
@@ -167,6 +233,13 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("p50_us", "p99_us", "mean_us", "per_second", "opa_eval_p50_us", "opa_eval_p99_us")
     out: dict[str, Any] = {k: round(statistics.median(r[k] for r in rounds), 1) for k in keys}
     out["verdicts"] = rounds[-1]["verdicts"]
+    out["by_kind"] = {
+        kind: {
+            q: round(statistics.median(r["by_kind"][kind][q] for r in rounds), 1)
+            for q in ("p50_us", "p99_us")
+        }
+        for kind in rounds[0]["by_kind"]
+    }
     if "breakdown" in rounds[0]:
         out["breakdown"] = {
             name: {
@@ -178,31 +251,85 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run(calls: int, rounds: int = 1, steps: bool = False) -> dict[str, Any]:
-    # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
-    # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
-    config = Config.model_validate({"opa": {"timeout_ms": 10_000}})
+class Subject:
+    """One transport under test: its bridge, judge and task, started once for the whole run."""
+
+    def __init__(self, transport: str, tmp: Path, tasks: int) -> None:
+        # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
+        # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
+        self.config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
+        self.bridge = Bridge(self.config, tmp)
+        self.bridge.start()
+        host = Host(
+            auto_approve=False,
+            interactive=True,
+            platform="bench",
+            workspace=(str(tmp),),
+            cwd=str(tmp),
+            home=str(tmp),
+        )
+        self.judge = Judge(self.bridge, host, self.config)
+        self.state = self.judge.open_task(
+            "bench", "Fix the failing test in src/app and run the tests. Don't send email."
+        )
+        for n in range(tasks):  # live tasks beside the bench's own (memory, and data size)
+            self.bridge.put_task(f"live-{n}", fallback_policy(f"live-{n}").to_opa_data())
+        for tool, args in MIXED_CALLS * 20:  # warm-up
+            self.judge.judge(self.state, tool, args, assume_executed=False)
+        self.rounds: list[dict[str, Any]] = []
+        self.two: list[dict[str, float]] = []
+
+    def summary(self, calls: int, tasks: int) -> dict[str, Any]:
+        bridge = self.bridge
+        if bridge.transport == "pdp":  # the standby is started in the background
+            deadline = time.monotonic() + 30
+            while standby_rss_mb(bridge) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+        out: dict[str, Any] = {"transport": bridge.transport, "calls": calls, "tasks": tasks}
+        out.update(median_of(self.rounds))
+        out["two_threads"] = {
+            k: round(statistics.median(t[k] for t in self.two), 1) for k in ("p50_us", "p99_us", "per_second")
+        }
+        out["opa_rss_mb"] = round(opa_rss_mb(bridge), 1)
+        standby = standby_rss_mb(bridge)
+        if standby is not None:
+            out["standby_rss_mb"] = round(standby, 1)
+        if len(self.rounds) > 1:
+            out["rounds"] = self.rounds
+        return out
+
+
+def run_all(
+    transports: list[str], calls: int, rounds: int = 1, steps: bool = False, tasks: int = 0
+) -> dict[str, dict[str, Any]]:
+    """Every transport started at once and measured in alternating rounds, so that the load of
+    a shared machine falls on each alike (side by side, not one after the other)."""
+    subjects: dict[str, Subject] = {}
+    results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="opafence-bench-") as tmp:
-        bridge = Bridge(config, Path(tmp))
-        bridge.start()
         try:
-            host = Host(
-                auto_approve=False, interactive=True, platform="bench", workspace=(tmp,), cwd=tmp, home=tmp
-            )
-            judge = Judge(bridge, host, config)
-            state = judge.open_task(
-                "bench", "Fix the failing test in src/app and run the tests. Don't send email."
-            )
-            for tool, args in MIXED_CALLS * 20:  # warm-up
-                judge.judge(state, tool, args, assume_executed=False)
-            results = [one_round(judge, state, bridge, calls, steps) for _ in range(rounds)]
-            rss = opa_rss_mb(bridge)
+            for transport in transports:
+                try:
+                    subjects[transport] = Subject(transport, Path(tmp) / transport, tasks)
+                except BridgeError as e:
+                    results[transport] = {"error": e.sentence()}
+            for _ in range(rounds):
+                for sub in subjects.values():
+                    sub.rounds.append(one_round(sub.judge, sub.state, sub.bridge, calls, steps))
+                    sub.two.append(threaded(sub.judge, 2, calls))
+            for transport, sub in subjects.items():
+                results[transport] = sub.summary(calls, tasks)
         finally:
-            bridge.close()
-    out: dict[str, Any] = {"calls": calls, **median_of(results), "opa_rss_mb": round(rss, 1)}
-    if rounds > 1:
-        out["rounds"] = results
-    return out
+            for sub in subjects.values():
+                sub.bridge.close()
+    return results
+
+
+def run(
+    calls: int, rounds: int = 1, steps: bool = False, transport: str = "auto", tasks: int = 0
+) -> dict[str, Any]:
+    """One transport alone (bench/bundle_latency.py and others import this)."""
+    return run_all([transport], calls, rounds, steps, tasks)[transport]
 
 
 def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
@@ -210,15 +337,50 @@ def describe(result: dict[str, Any], indent: str = "  ") -> list[str]:
         f"{indent}end-to-end p50 {result['p50_us']} µs, p99 {result['p99_us']} µs, "
         f"mean {result['mean_us']} µs",
         f"{indent}throughput {result['per_second']} decisions/s (one thread)",
+        *(
+            [
+                f"{indent}2 threads  {result['two_threads']['per_second']} decisions/s, "
+                f"p50 {result['two_threads']['p50_us']} µs, p99 {result['two_threads']['p99_us']} µs"
+            ]
+            if "two_threads" in result
+            else []
+        ),
         f"{indent}OPA eval   p50 {result['opa_eval_p50_us']} µs, p99 {result['opa_eval_p99_us']} µs",
     ]
+    kinds = result.get("by_kind", {})
+    if kinds:
+        lines.append(f"{indent}{'call kind':<34}{'p50 µs':>9}{'p99 µs':>9}")
+        for kind, figures in kinds.items():
+            lines.append(f"{indent}{kind:<34}{figures['p50_us']:>9}{figures['p99_us']:>9}")
     steps = result.get("breakdown")
     if steps:
         lines.append(f"{indent}{'step':<20}{'p50 µs':>9}{'p99 µs':>9}")
         for name, figures in steps.items():
-            label = "GET /health (floor)" if name == FLOOR else name
+            label = "no-eval floor" if name == FLOOR else name
             lines.append(f"{indent}{label:<20}{figures['p50_us']:>9}{figures['p99_us']:>9}")
     return lines
+
+
+def agentsfence(python: str, calls: int) -> dict[str, Any]:
+    """The reference figures from bench/agentsfence_reference.py under `python`."""
+    script = Path(__file__).with_name("agentsfence_reference.py")
+    proc = subprocess.run(
+        [python, str(script), str(calls)],
+        input=json.dumps({"calls": MIXED_CALLS}),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+        cwd=tempfile.gettempdir(),
+    )
+    if proc.returncode != 0:
+        return {
+            "error": proc.stderr.strip().splitlines()[-1]
+            if proc.stderr.strip()
+            else f"exit {proc.returncode}"
+        }
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main() -> None:
@@ -228,23 +390,58 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=1, help="repeat N times; report the median too")
     parser.add_argument("--breakdown", action="store_true", help="time each step of a decision apart")
+    parser.add_argument("--transport", choices=("pdp", "server", "both", "auto"), default="both")
+    parser.add_argument("--tasks", type=int, default=1000, help="live tasks held while measuring")
+    parser.add_argument("--agentsfence", metavar="PYTHON", help="a Python with agentsfence 0.2.0a9 installed")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
-    result = run(args.calls, args.rounds, args.breakdown)
+    transports = ["server", "pdp"] if args.transport == "both" else [args.transport]
+    results = run_all(transports, args.calls, args.rounds, args.breakdown, args.tasks)
+    if args.agentsfence:
+        ref = agentsfence(args.agentsfence, args.calls)
+        for result in list(results.values()):
+            if "error" not in result and "error" not in ref:
+                result["vs_agentsfence"] = {
+                    "p50_ratio": round(result["p50_us"] / ref["p50_us"], 2),
+                    "per_second_ratio": round(result["per_second"] / ref["per_second"], 3),
+                }
+        results["agentsfence"] = ref
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(results))
         return
-    print(f"decisions: {result['calls']} mixed calls (facts + input + OPA + validation)")
-    for i, r in enumerate(result.get("rounds", [])):
-        print(f" round {i + 1}:")
-        print("\n".join(describe(r, "    ")))
-    if "rounds" in result:
-        print(f" median of {len(result['rounds'])} rounds:")
-    print("\n".join(describe(result)))
-    print(f"  OPA RSS    {result['opa_rss_mb']} MB")
-    print(f"  verdicts   {result['verdicts']}")
+    for transport, result in results.items():
+        if "error" in result:
+            print(f"[{transport}] not measured: {result['error']}")
+            continue
+        if transport == "agentsfence":
+            print(
+                f"[agentsfence {result['version']}] in-process evaluator, {result['calls']} calls: "
+                f"p50 {result['p50_us']} µs, p99 {result['p99_us']} µs, {result['per_second']} decisions/s "
+                f"(one thread); verdicts {result['verdicts']}"
+            )
+            continue
+        print(
+            f"[{result['transport']}] {result['calls']} mixed calls (facts + input + OPA + validation), "
+            f"{result['tasks']} live tasks"
+        )
+        for i, r in enumerate(result.get("rounds", [])):
+            print(f" round {i + 1}:")
+            print("\n".join(describe(r, "    ")))
+        if "rounds" in result:
+            print(f" median of {len(result['rounds'])} rounds:")
+        print("\n".join(describe(result)))
+        rss = f"  engine RSS {result['opa_rss_mb']} MB"
+        if "standby_rss_mb" in result:
+            rss += f" (standby {result['standby_rss_mb']} MB)"
+        print(rss)
+        print(f"  verdicts   {result['verdicts']}")
+        if "vs_agentsfence" in result:
+            vs = result["vs_agentsfence"]
+            print(
+                f"  vs AgentsFence: p50 {vs['p50_ratio']}x its p50, {vs['per_second_ratio']}x its decisions/s"
+            )
 
 
 if __name__ == "__main__":

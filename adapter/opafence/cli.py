@@ -99,15 +99,30 @@ def _call_args(raw: str) -> dict[str, Any] | None:
 def cmd_explain(args: argparse.Namespace) -> int:
     from opafence.explain import explain_call, render
 
-    call_args = _call_args(args.args)
-    if call_args is None:
+    before: list[dict[str, Any]] = []
+    message, tool = args.message, args.tool
+    if args.line:
+        from opafence.provenance.cli import read_line
+
+        line = read_line(args.line)
+        if line is None or not line["calls"]:
+            return 2
+        *before, last = line["calls"]
+        message = message if message is not None else str(line.get("user_message", ""))
+        tool = tool or str(last.get("tool", ""))
+        call_args = dict(last.get("args", {})) if args.args is None else _call_args(args.args)
+    else:
+        call_args = _call_args(args.args or "{}")
+    if call_args is None or message is None or not tool:
+        if call_args is not None:
+            print("opafence: explain needs --message and --tool, or --line", file=sys.stderr)
         return 2
     config = _load(args)
     with tempfile.TemporaryDirectory(prefix="opafence-explain-") as scratch:
         bridge = start_bridge(config, Path(scratch))
         try:
             judge = Judge(bridge, batch_host(config, args.unattended), config)
-            result = explain_call(judge, args.message, args.tool, call_args, args.trace)
+            result = explain_call(judge, message, tool, call_args, args.trace, before)
         finally:
             bridge.close()
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else render(result))
@@ -147,11 +162,35 @@ def cmd_facts(args: argparse.Namespace) -> int:
     from opafence.facts import build_facts
     from opafence.inputs import facts_context
 
+    if args.line:
+        return _line_facts(args)
+    if not args.tool or args.args is None:
+        print("opafence: facts needs --tool and --args, or --line", file=sys.stderr)
+        raise SystemExit(2)  # a usage error, like argparse's own
     call_args = _call_args(args.args)
     if call_args is None:
         return 2
     facts = build_facts(args.tool, call_args, facts_context(Host()))
     sys.stdout.write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _line_facts(args: argparse.Namespace) -> int:
+    """A replay line judged as replay judges it: each call's targets with their provenance, and
+    the session's recorded values (counts per source, never the values)."""
+    from opafence.provenance.cli import line_facts, read_line, render
+
+    line = read_line(args.line)
+    if line is None:
+        return 2
+    config = _load(args)
+    with tempfile.TemporaryDirectory(prefix="opafence-facts-") as scratch:
+        bridge = start_bridge(config, Path(scratch))
+        try:
+            out = line_facts(Judge(bridge, batch_host(config, False), config), line)
+        finally:
+            bridge.close()
+    print(json.dumps(out, indent=2, ensure_ascii=False) if args.json else render(out))
     return 0
 
 
@@ -193,9 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.set_defaults(func=cmd_demo)
 
     e = sub.add_parser("explain", help="judge one tool call and show the verdict, reasons, classes and facts")
-    e.add_argument("--message", required=True, help="the user's message that starts the task")
-    e.add_argument("--tool", required=True, help="the tool name, as Hermes calls it")
-    e.add_argument("--args", default="{}", help="the tool's arguments as a JSON object")
+    e.add_argument("--message", help="the user's message that starts the task")
+    e.add_argument("--tool", help="the tool name, as Hermes calls it")
+    e.add_argument("--args", help="the tool's arguments as a JSON object (default {})")
+    e.add_argument(
+        "--line",
+        help="a replay line (file, - or JSON): its calls run first, their results recorded; "
+        "the last one is explained",
+    )
     e.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     e.add_argument(
         "--trace",
@@ -212,8 +256,15 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser(
         "facts", help="print the normalized facts of one tool call as JSON (Rego's input.facts)"
     )
-    f.add_argument("--tool", required=True, help="the tool name, e.g. terminal or mcp__gmail__send_email")
-    f.add_argument("--args", required=True, help="the tool's arguments as a JSON object")
+    f.add_argument("--tool", help="the tool name, e.g. terminal or mcp__gmail__send_email")
+    f.add_argument("--args", help="the tool's arguments as a JSON object")
+    f.add_argument(
+        "--line",
+        help="a replay line (file, - or JSON): each call's targets with their provenance, and the "
+        "session's recorded values (judged with OPA, like replay)",
+    )
+    f.add_argument("--json", action="store_true", help="with --line: print JSON")
+    f.add_argument("--config", help="with --line: the config file")
     f.set_defaults(func=cmd_facts)
 
     from opafence.audit_cmd import add_parser as add_audit_parser
@@ -222,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     from opafence.log_cmd import add_parser as add_log_parser
 
     add_log_parser(sub)
+    from opafence.approvals_cmd import add_parser as add_approvals_parser
+
+    add_approvals_parser(sub)
     from opafence.fleet_cmd import add_parser as add_fleet_parser
 
     add_fleet_parser(sub)

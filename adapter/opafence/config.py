@@ -50,6 +50,14 @@ class Strict(BaseModel):
 class OpaConfig(Strict):
     binary: str | None = None
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # How a local OPA is spoken to: "auto" runs opafence-pdp (a pipe, no HTTP) when it is
+    # there and the stock `opa run --server` on a unix socket otherwise; "pdp" and "server"
+    # insist on one. Remote mode (url) is always the server.
+    transport: Literal["auto", "pdp", "server"] = "auto"
+    pdp_binary: str | None = None
+    pdp_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
+    # A second PDP kept started and fed every write, promoted when the first dies.
+    pdp_standby: bool = True
     url: str | None = None
     token_file: str | None = None
     timeout_ms: int = Field(default=250, ge=10, le=60_000)
@@ -331,6 +339,16 @@ class AuditConfig(Strict):
         return v
 
 
+class ProvenanceConfig(Strict):
+    """Values of untrusted content kept per task (provenance/ledger.py)."""
+
+    # More than this evicts the oldest, and then every target not in the owner's words counts
+    # as untrusted for the rest of the task.
+    max_values: int = Field(default=50_000, ge=100, le=5_000_000)
+    # The owner's own addresses, numbers and handles: never untrusted, like their own words.
+    identity: list[str] = Field(default_factory=list)
+
+
 class Config(Strict):
     mode: Mode = "enforce"
     workspace: list[str] = Field(default_factory=list)
@@ -347,6 +365,7 @@ class Config(Strict):
     task_idle_hours: float = Field(default=12.0, gt=0)
     protected_paths: list[str] = Field(default_factory=list)
     host_id: str | None = None
+    provenance: ProvenanceConfig = Field(default_factory=ProvenanceConfig)
 
     @field_validator("host_id")
     @classmethod
@@ -403,6 +422,7 @@ class Config(Strict):
             self.bundle.path,
             self.budgets.prices_file,
             self.opa.binary,
+            self.opa.pdp_binary,
         ]
         return canonical_paths(raw)
 

@@ -74,6 +74,17 @@ def report_bundles(bridge: Bridge) -> int:
     return failures
 
 
+def describe_transport(bridge: Bridge) -> str:
+    """How the local engine is reached: opafence-pdp over a pipe, or the stock opa server."""
+    local = bridge.local
+    assert local is not None
+    if bridge.transport == "pdp":
+        standby = "with a warm standby" if bridge.config.opa.pdp_standby else "without a standby"
+        return f"opafence-pdp {local.binary.path} over a pipe, {standby} (sha256 {local.binary.sha256[:12]}…)"
+    why = "opa.transport: server" if bridge.config.opa.transport == "server" else "no opafence-pdp found"
+    return f"the stock opa server on a unix socket ({why}; `make setup` builds opafence-pdp where Go is)"
+
+
 def report_running(state: Path) -> int:
     """What the running opafence last recorded about its bundles (it may differ from a fresh start:
     a failed update leaves the running OPA on its last good revision)."""
@@ -207,6 +218,8 @@ def _run_doctor(config_file: Path | None) -> int:
             bridge.start()
             revision = bridge.local.revision if bridge.local else "remote"
             _line(True, "opa start", f"ready; opafence bundle revision {revision}")
+            if bridge.local is not None:
+                _line(True, "opa transport", describe_transport(bridge))
             failures += report_bundles(bridge)
             ok, detail = test_decision(bridge)
             _line(ok, "test decision", detail)

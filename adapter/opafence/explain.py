@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -18,8 +18,10 @@ from opafence.errors import BridgeError
 from opafence.facts import build_facts
 from opafence.inputs import decision_input, facts_context
 from opafence.judge import Judge
+from opafence.provenance.record import describe_target
 
 TraceLevel = Literal["notes", "fails", "full"]
+TRACE_TIMEOUT_S = 30.0
 BOUND_FIELDS = ("recipients", "domains", "paths", "commands", "packages", "tools")
 
 
@@ -34,12 +36,17 @@ def explain_call(
     tool: str,
     args: Mapping[str, Any],
     trace: TraceLevel | None = None,
+    before: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The verdict for one call, with the policy, facts and input it was decided on. Never raises
-    for a bad call: failures are blocks with their reason, like in the plugin."""
+    for a bad call: failures are blocks with their reason, like in the plugin. `before` are the
+    calls that ran first ({"tool", "args", "result"?}, as in a replay line): their results give
+    the call's targets their provenance."""
     state = judge.open_task(f"explain-{uuid.uuid4().hex[:12]}", message)
     out: dict[str, Any] = {"tool": tool, "policy": state.policy.to_opa_data()}
     try:
+        for c in before:
+            judge.judge(state, str(c.get("tool", "")), dict(c.get("args", {})), result=c.get("result"))
         try:
             facts = build_facts(tool, args, facts_context(judge.host))
             doc = decision_input(state.key, tool, args, "", state.session, judge.host, facts)
@@ -49,7 +56,8 @@ def explain_call(
             return out
         out.update(facts=facts, input=doc)
         try:
-            answer = judge.bridge.query(doc, trace_params(trace))
+            # A trace is for a person reading it, not the hot path: OPA may take its time.
+            answer = judge.bridge.query(doc, trace_params(trace), TRACE_TIMEOUT_S if trace else None)
             decision = Decision.model_validate(answer["result"])
             if trace is not None:
                 out["explanation"] = answer.get("explanation", [])
@@ -101,6 +109,12 @@ def render(result: dict[str, Any]) -> str:
     for p in policy.get("prohibitions", []):
         what = ", ".join(p["classes"]) or "egress"
         lines.append(f"  prohibition {p['id']}: {what} — “{p.get('evidence', '')}”")
+    prov = result.get("facts", {}).get("provenance", {})
+    targets = prov.get("targets", [])
+    lines.append("targets:" if targets else "targets: (none)")
+    lines.extend(f"  - {describe_target(t)}" for t in targets)
+    if prov.get("lossy"):
+        lines.append(f"  the record of untrusted values is incomplete ({prov.get('why', '')})")
     lines.append("facts:")
     facts = json.dumps(result.get("facts", {}), indent=2, sort_keys=True)
     lines.extend("  " + line for line in facts.splitlines())

@@ -7,6 +7,7 @@ from typing import Any
 
 from opafence.facts import FactsContext, build_facts
 from opafence.host import Host
+from opafence.provenance import provenance_facts
 from opafence.session import SessionFacts
 
 
@@ -25,6 +26,9 @@ def decision_input(
 ) -> dict[str, Any]:
     if facts is None:
         facts = build_facts(tool, args, facts_context(host))
+    if "provenance" not in facts:
+        # Only the records of this call's own targets go to Rego, never the task's values.
+        facts["provenance"] = provenance_facts(session.values, tool, args, facts, host.home)
     return {
         "task": task,
         "call": {"tool": tool, "args": dict(args), "id": call_id},

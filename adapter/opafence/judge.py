@@ -18,6 +18,7 @@ from opafence.inputs import decision_input, facts_context
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
+from opafence.provenance import note_message, note_result
 from opafence.session import SessionFacts, result_holds_secret
 
 
@@ -35,6 +36,8 @@ class Judged:
     decision: Decision
     facts: dict[str, Any]
     input: dict[str, Any]
+    call_no: int = 0
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 class Judge:
@@ -45,6 +48,7 @@ class Judge:
 
     def open_task(self, key: str, message: str, owner: str = "") -> TaskState:
         state = TaskState(key=key, policy=fallback_policy(key, owner))
+        state.session.values.max_values = self.config.provenance.max_values
         self.add_message(state, message)
         return state
 
@@ -64,6 +68,8 @@ class Judge:
             policy = fallback_policy(state.key, state.policy.owner)
             policy.revision = state.policy.revision + 1
         state.policy = policy
+        identity = [*self.config.provenance.identity, state.policy.owner]
+        note_message(state.session.values, message, state.messages, identity, self.host.home)
         self.bridge.put_task(state.key, policy.to_opa_data())
         return policy
 
@@ -74,23 +80,43 @@ class Judge:
         args: Mapping[str, Any],
         call_id: str = "",
         assume_executed: bool = True,
-        result: str | None = None,
+        result: Any = None,
     ) -> Judged:
-        """Decide one call. Replay treats every judged call as executed (the transcript ran)."""
+        """Decide one call. Replay treats every judged call as executed (the transcript ran);
+        its `result`, when given, is recorded as post_tool_call records it (not for a call the
+        plugin would have blocked: that one never runs)."""
+        call_no = state.session.values.next_call()
         try:
             facts = build_facts(tool, args, facts_context(self.host))
             doc = decision_input(state.key, tool, args, call_id, state.session, self.host, facts)
         except Exception as e:
             err = BridgeError("FACTS_ERROR", type(e).__name__)
-            return Judged(tool, block(err.code, err.detail), {}, {})
+            return Judged(tool, block(err.code, err.detail), {}, {}, call_no, dict(args))
         decision = self.bridge.decide(doc)
         session = state.session
         session.record_decision(tool, decision)
+        judged = Judged(tool, decision, facts, doc, call_no, dict(args))
         if assume_executed:
-            session.record_execution(tool, facts, decision)
-            if result_holds_secret(result):
-                session.secret_read = True  # as the plugin's post_tool_call sees the result
-        return Judged(tool, decision, facts, doc)
+            self.ran(state, judged, result if decision.verdict != "block" else None)
+        return judged
+
+    def ran(self, state: TaskState, judged: Judged, result: Any = None) -> None:
+        """Account for a judged call that ran, and record its result's values the way
+        post_tool_call does."""
+        session = state.session
+        session.record_execution(judged.tool, judged.facts, judged.decision)
+        if result_holds_secret(result):
+            session.secret_read = True  # key material in the result, as post_tool_call sees it
+        if result is not None:
+            note_result(
+                session.values,
+                judged.tool,
+                judged.call_no,
+                result,
+                judged.decision.ingests,
+                judged.args,
+                self.host.home,
+            )
 
     def close_task(self, state: TaskState) -> None:
         self.bridge.delete_task(state.key)

@@ -85,6 +85,9 @@ class Grant(Model):
     operations: list[str] = Field(default_factory=list)
     # Share grants: the access the recipients get ("read", "comment", "write").
     access: str = ""
+    # remember / skill / schedule grants: the words of the owner's quote; the note, skill name or
+    # job prompt a call writes may use only these (rego/opafence/lib/grants.rego, words_ok).
+    words: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -96,6 +99,30 @@ class Prohibition(Model):
     keywords: list[str] = Field(default_factory=list)
     evidence: str
     message: int = 1
+
+
+class Delegation(Model):
+    """The owner handed the choice of a target to a source ("her address is on her website",
+    "the IBAN in bill.txt", "the people in the meeting notes", "reply to Ann's email"): a
+    target that came from that source asks, showing the exact target, instead of blocking."""
+
+    id: str
+    targets: list[str] = Field(default_factory=list)  # provenance kinds; empty: any kind
+    sources: list[str] = Field(default_factory=list)  # source labels (provenance/ledger.py)
+    path: str = ""  # the file the owner named as the source ("bill.txt"), or ""
+    evidence: str = Field(min_length=1)
+    message: int = 1
+
+
+class Request(Model):
+    """A kind of action the owner asked for whose target their words do not bind ("delete
+    the largest file", "pay the bill in bill.txt"): it asks with the target, never blocks."""
+
+    class_: GrantClass = Field(alias="class")
+    evidence: str = Field(min_length=1)
+    message: int = 1
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 class Bounds(Model):
@@ -136,6 +163,8 @@ class TaskPolicy(Model):
     read_only: bool = False
     grants: list[Grant] = Field(default_factory=list)
     prohibitions: list[Prohibition] = Field(default_factory=list)
+    delegations: list[Delegation] = Field(default_factory=list)
+    requests: list[Request] = Field(default_factory=list)
     bounds: Bounds = Field(default_factory=Bounds)
     budgets: Budgets = Field(default_factory=Budgets)
     dropped: list[DroppedGrant] = Field(default_factory=list)
@@ -162,6 +191,9 @@ class TaskPolicy(Model):
             "read_only": self.read_only,
             "grants": [g.model_dump(by_alias=True) for g in self.grants],
             "prohibitions": [p.model_dump() for p in self.prohibitions],
+            # Without the owner's words: Rego names the kind, the source and the target.
+            "delegations": [d.model_dump(exclude={"evidence"}) for d in self.delegations],
+            "requests": [r.model_dump(by_alias=True, exclude={"evidence"}) for r in self.requests],
             "bounds": self.bounds.model_dump(),
             "budgets": self.budgets.model_dump(),
             "created_at": self.created_at,

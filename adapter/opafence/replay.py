@@ -1,6 +1,8 @@
 """`opafence replay`: judge recorded transcripts, one JSON line in, one JSON line out.
 
-Input line: {"user_message": str, "calls": [{"tool": str, "args": object}, ...], "id"?: any}.
+Input line: {"user_message": str, "calls": [{"tool": str, "args": object, "result"?: str | JSON},
+...], "id"?: any}. A call's `result` is what the tool returned: its values are recorded as
+post_tool_call records them, so later calls are judged with their provenance.
 Output line: {"verdicts": [...], "policy": <the TaskPolicy as pushed>} (plus "id"), or
 {"error": "..."} for a malformed line; the run goes on."""
 
@@ -20,7 +22,7 @@ class ReplayCall(BaseModel):
     model_config = ConfigDict(extra="ignore")
     tool: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
-    result: str | None = None  # what the call returned, as post_tool_call sees it
+    result: Any = None
 
 
 class ReplayLine(BaseModel):

@@ -12,6 +12,7 @@ from typing import Any
 
 from opafence.decision import Decision
 from opafence.facts.secrets import key_material
+from opafence.provenance.ledger import ValueLedger
 
 HISTORY_LIMIT = 50
 
@@ -37,6 +38,11 @@ class SessionFacts:
     untrusted_sources: set[str] = field(default_factory=set)
     secret_read: bool = False
     subagent: bool = False
+    # The host of the page the browser was last sent to ("" when not known): clicks and typing act
+    # on it, so a grant for the page the owner named can cover them (classify.rego).
+    browser_page: str = ""
+    # Target-like values of untrusted content, as keyed hashes with their source (provenance/).
+    values: ValueLedger = field(default_factory=ValueLedger)
 
     def to_input(self) -> dict[str, Any]:
         return {
@@ -48,6 +54,7 @@ class SessionFacts:
                 "secret_read": self.secret_read,
             },
             "subagent": self.subagent,
+            "browser": {"page": self.browser_page},
         }
 
     def record_decision(self, tool: str, decision: Decision) -> None:
@@ -70,6 +77,11 @@ class SessionFacts:
         any runs, so budgets must be reserved then, not after execution."""
         self._count(tool, classes, +1)
         self._count_grants(grants, +1)
+        if tool == "browser_navigate":
+            hosts = [str(u.get("host", "")) for u in facts.get("urls", []) if u.get("host")]
+            self.browser_page = hosts[0].lower() if hosts else ""
+        elif tool in ("browser_back", "browser_cdp"):
+            self.browser_page = ""  # another page, or one we cannot tell
         for p in facts.get("paths", []):
             if p.get("path"):
                 self.files.add(str(p["path"]))

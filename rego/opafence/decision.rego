@@ -13,6 +13,7 @@ package opafence
 import data.opafence.bundles
 import data.opafence.classify
 import data.opafence.config_check
+import data.opafence.fast
 import data.opafence.lib.reason
 import data.opafence.settings
 import data.opafence.task
@@ -23,8 +24,18 @@ import data.opafence.task
 #   The verdict, the reasons that produced it, the call's risk classes, the monitor record,
 #   the grants that cover the call (so the bridge can count per-grant max_calls), and the
 #   kinds of untrusted content the call brings in once it has run (the session records them).
+#   The fast tier answers the common calls it can decide exactly as the full policy would
+#   (tests/opa/test_fast_equivalence.py); the full policy decides everything else.
 # entrypoint: true
-decision := {
+decision := d if {
+	d := fast.decision
+} else := full_decision
+
+# METADATA
+# title: full_decision
+# description: The full policy's decision, whatever the fast tier says (the authority).
+# entrypoint: true
+full_decision := {
 	"verdict": verdict,
 	"reasons": reasons,
 	"classes": classes,
@@ -47,7 +58,7 @@ ingests := sort([k | some k in data.opafence.taint.ingests])
 source_deny := {
 	"task": task.deny,
 	"guard": {r | some name; some r in data.opafence.guards[name].deny},
-	"taint": {r | some r in data.opafence.taint.deny},
+	"taint": ({r | some r in data.opafence.taint.deny} | {r | some r in data.opafence.provenance.deny}),
 	"budget": ({r | some r in data.opafence.budget.tool.deny} | {r | some r in data.opafence.budget.delegation.deny}),
 	"config": config_check.deny,
 	"org": (org_reasons("deny") | bundles.deny),
@@ -56,7 +67,7 @@ source_deny := {
 source_ask := {
 	"task": task.ask,
 	"guard": {r | some name; some r in data.opafence.guards[name].ask},
-	"taint": {r | some r in data.opafence.taint.ask},
+	"taint": ({r | some r in data.opafence.taint.ask} | {r | some r in data.opafence.provenance.ask}),
 	"budget": ({r | some r in data.opafence.budget.tool.ask} | {r | some r in data.opafence.budget.delegation.ask}),
 	"org": org_reasons("ask"),
 }
@@ -177,10 +188,16 @@ unattended if not attended
 #   fix: Run the task interactively, or grant the action in the task's own words.
 nobody_to_ask := object.union(reason.make(rego.metadata.rule()), {"source": "task"})
 
+# Once untrusted content entered, an ask blocks where nobody can answer whatever
+# unattended_ask says: the injected text may be what made the agent ask.
+unanswered_ask_blocks if settings.unattended_ask != "allow"
+
+unanswered_ask_blocks if data.opafence.taint.tainted
+
 final_verdict := "block" if {
 	enforce_verdict == "ask"
 	unattended
-	settings.unattended_ask != "allow"
+	unanswered_ask_blocks
 } else := enforce_verdict
 
 final_reasons := array.concat([nobody_to_ask], enforce_reasons) if {

@@ -1,5 +1,6 @@
 """Fault injection on the real bridge: every failure is a block with the right code, never an
-exception, and decisions recover once OPA is back."""
+exception, and decisions recover once OPA is back. The local tests here run the stock opa
+server (transport "server"); test_pdp_faults.py does the same for opafence-pdp."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def wait_for(pred: object, timeout: float = 15.0) -> bool:
 @pytest.fixture
 def strict_bridge(tmp_path: Path) -> Iterator[Bridge]:
     """A real local OPA whose config (strict mode) tells us whether a restart re-pushed it."""
-    b = Bridge(Config(mode="strict"), tmp_path / "state")
+    b = Bridge(Config(mode="strict", opa=OpaConfig(transport="server")), tmp_path / "state")
     b.start()
     b.put_task("t1", fallback_policy("t1").to_opa_data())
     try:
@@ -161,7 +162,7 @@ def test_restart_refuses_a_binary_that_changed(tmp_path: Path, monkeypatch: pyte
     copy = tmp_path / "opa"
     shutil.copy2(resolve().path, copy)
     monkeypatch.delenv("OPAFENCE_OPA_BIN", raising=False)
-    b = Bridge(Config(opa=OpaConfig(binary=str(copy))), tmp_path / "state")
+    b = Bridge(Config(opa=OpaConfig(binary=str(copy), transport="server")), tmp_path / "state")
     try:
         b.start()
         assert b.local is not None and b.local.binary.path == copy

@@ -22,7 +22,7 @@ HOST_SCRIPT = textwrap.dedent(
 
     def start():
         # Started from a worker thread that exits right after, as Hermes hooks do.
-        b = Bridge(Config(), Path(sys.argv[1]))
+        b = Bridge(Config.model_validate({"opa": {"transport": "server"}}), Path(sys.argv[1]))
         b.start()
         holder["b"] = b
 

@@ -64,6 +64,8 @@ class Harness:
     fence: Any
     model_tools: Any
     ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # What a mock tool returns (default {"ok": true}); a test sets it to feed a result in.
+    results: dict[str, str] = field(default_factory=dict)
 
     def call(self, tool: str, args: dict[str, Any], session: str, call_id: str = "", task: str = "") -> str:
         result: str = self.model_tools.handle_function_call(
@@ -130,7 +132,7 @@ def hermes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
 
         def handler(args: dict[str, Any], _name: str = name, **kw: Any) -> str:
             harness.ran.append((_name, dict(args)))
-            return '{"ok": true}'
+            return harness.results.get(_name, '{"ok": true}')
 
         registry.register(
             name=name,
@@ -155,6 +157,7 @@ def _isolated_home(hermes: Harness, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.delenv("OPAFENCE_TEST_APPROVER", raising=False)
     monkeypatch.delenv("OPAFENCE_TEST_MUTATOR", raising=False)
     hermes.ran.clear()
+    hermes.results.clear()
     yield
 
 

@@ -1,9 +1,16 @@
-"""The bridge against the real opa binary: start, push, decide, lock-down of the API."""
+"""The bridge against the real opa binary: start, push, decide, lock-down of the API. The
+`bridge` fixture runs the default local transport (opafence-pdp when built); the lock-down of
+the stock server's HTTP API is tested on the server transport (test_pdp_transport.py does the
+PDP's)."""
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from opafence.host import Host
 from opafence.inputs import decision_input
@@ -11,6 +18,8 @@ from opafence.opa.bridge import Bridge
 from opafence.opa.client import OpaClient
 from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
+
+from .transports import config_for
 
 HOST = Host(auto_approve=False, interactive=True, platform="cli", workspace=("/ws",), cwd="/ws")
 
@@ -33,7 +42,18 @@ def test_unattended_ask_becomes_block(bridge: Bridge) -> None:
     assert d.reasons[0].code == "NOBODY_TO_ASK"
 
 
-def test_socket_and_dirs_are_private(bridge: Bridge) -> None:
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Bridge]:
+    b = Bridge(config_for("server"), tmp_path / "state")
+    b.start()
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def test_socket_and_dirs_are_private(server: Bridge) -> None:
+    bridge = server
     assert bridge.local is not None
     sock = bridge.local.socket_path
     assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
@@ -41,7 +61,8 @@ def test_socket_and_dirs_are_private(bridge: Bridge) -> None:
     assert stat.S_IMODE(os.stat(bridge.state).st_mode) == 0o700
 
 
-def test_api_is_locked_down(bridge: Bridge) -> None:
+def test_api_is_locked_down(server: Bridge) -> None:
+    bridge = server
     assert bridge.local is not None
     good = OpaClient(bridge.local.endpoint(), bridge.local.token, 2.0)
     bad = OpaClient(bridge.local.endpoint(), "not-the-token", 2.0)
@@ -60,7 +81,8 @@ def test_api_is_locked_down(bridge: Bridge) -> None:
         bad.close()
 
 
-def test_opa_pids_name_the_watchdog_and_opa(bridge: Bridge) -> None:
+def test_opa_pids_name_the_watchdog_and_opa(server: Bridge) -> None:
+    bridge = server
     """The host input carries them, so the guards can block signals to OPA by pid."""
     assert bridge.local is not None and bridge.local.proc is not None
     assert bridge.opa_pids() == (bridge.local.proc.pid, bridge.local.opa_pid())
@@ -78,7 +100,8 @@ def test_trust_paths_name_the_running_binary(bridge: Bridge) -> None:
     assert "SELF_PROTECT_PATH" in {r.code for r in d.reasons}
 
 
-def test_opa_environment_is_scrubbed(bridge: Bridge) -> None:
+def test_opa_environment_is_scrubbed(server: Bridge) -> None:
+    bridge = server
     assert bridge.local is not None
     pid = bridge.local.opa_pid()
     assert pid is not None

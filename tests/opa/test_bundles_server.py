@@ -77,6 +77,12 @@ def raw_config(
     }
 
 
+def restarting(raw: dict[str, Any]) -> dict[str, Any]:
+    """No PDP standby: these tests are about what a restarted engine loads from its cache (a
+    standby would take over with the bundle it already holds)."""
+    return {**raw, "opa": {"pdp_standby": False}}
+
+
 def v1(tmp: Path, key: KeyPair | None) -> bytes:
     files = {
         "org/agent/agent.rego": org_rule(BALANCE, "ORG_NO_BALANCE", "ACME: agents may not read balances (r1)")
@@ -359,7 +365,7 @@ def test_after_an_opa_restart_the_persisted_revision_serves_while_the_server_is_
     tmp_path: Path, server: LoopbackServer, key: KeyPair
 ) -> None:
     server.publish(PATH, v1(tmp_path, key))
-    bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
+    bridge = start(Config.model_validate(restarting(raw_config(server, key, tmp_path))), tmp_path / "state")
     try:
         assert codes(decide(bridge, BALANCE)) == ["ORG_NO_BALANCE"]
         cached = tmp_path / "state" / "bundle-cache" / "bundles" / "acme" / "bundle.tar.gz"
@@ -380,7 +386,7 @@ def test_a_tampered_cache_is_refused_after_a_restart(
     tmp_path: Path, server: LoopbackServer, key: KeyPair
 ) -> None:
     server.publish(PATH, v1(tmp_path, key))
-    bridge = start(Config.model_validate(raw_config(server, key, tmp_path)), tmp_path / "state")
+    bridge = start(Config.model_validate(restarting(raw_config(server, key, tmp_path))), tmp_path / "state")
     try:
         cached = tmp_path / "state" / "bundle-cache" / "bundles" / "acme" / "bundle.tar.gz"
         assert wait_for(cached.is_file)

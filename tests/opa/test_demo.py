@@ -42,6 +42,8 @@ def test_every_step_is_shown_whole_and_lines_fit(printed: str) -> None:
         ("search the inbox", "allow", "allow"),
         ("the injected forward", "block", "block"),
         ("the injected trash", "block", "block"),
+        ("the summary the user asked for", "allow", "allow"),
+        ("the injected send (its address came from the email)", "block", "block"),
         ("send before anything was read", "ask", "block"),
         ("the send the user asked for", "allow", "allow"),
         ("another recipient", "ask", "block"),
@@ -58,5 +60,12 @@ def test_the_verdicts_it_shows(printed: str, note: str, attended: str, unattende
 def test_each_verdict_says_why_with_its_code(printed: str) -> None:
     lines = printed.splitlines()
     i = next(n for n, ln in enumerate(lines) if "the injected forward" in ln)
-    assert lines[i + 1].lstrip().startswith("- Untrusted content")
-    assert "[TAINT_UNAUTHORIZED]" in " ".join(lines[i + 1 : i + 4])
+    # The injected address is blocked by its provenance: the message names it and its source.
+    assert (
+        lines[i + 1]
+        .lstrip()
+        .startswith(
+            "- billing@attacker.example first appeared in the result of mcp__gmail__read_email, call 2"
+        )
+    )
+    assert "[PROVENANCE_UNTRUSTED]" in " ".join(lines[i + 1 : i + 4])

@@ -61,7 +61,9 @@ def test_every_call_got_a_verdict(outcomes: list[CallOutcome]) -> None:
 
 
 @pytest.mark.xfail(
-    reason="issue 14: a memory grant still covers any note, not the one dictated", strict=False
+    reason="issue 14 item 3 (helper exactness): a literal command still covers extra arguments "
+    "(code-script-g) and a runner grant an option writing outside the workspace (code-pull-e)",
+    strict=False,
 )
 def test_no_call_outside_the_words_is_allowed(outcomes: list[CallOutcome]) -> None:
     assert _show([o for o in outcomes if o.leak]) == []
@@ -73,12 +75,13 @@ def _rate_report(outs: list[CallOutcome]) -> str:
     return "; ".join(rows) + "\n" + "\n".join(missed)
 
 
-@pytest.mark.xfail(reason="issue 14: the compiler does not yet grant the coverage families", strict=False)
+@pytest.mark.xfail(
+    reason="issue 14: about 92 % of allow-labelled calls are allowed, not yet 97 %", strict=False
+)
 def test_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:
     assert tally(outcomes).allow_rate >= ALLOW_MIN, _rate_report(outcomes)
 
 
-@pytest.mark.xfail(reason="issue 14: the compiler does not yet grant the coverage families", strict=False)
 def test_heldout_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:
     held = [o for o in outcomes if o.heldout]
     assert tally(held).allow_rate >= HELDOUT_ALLOW_MIN, _rate_report(held)

@@ -201,3 +201,21 @@ def test_verify_covers_the_target(tmp_path: Path) -> None:
     report = verify_trail(log.path, [])
     assert not report.ok
     assert any(p.seq == 3 for p in report.problems), [str(p) for p in report.problems]
+
+
+def test_follow_prints_new_entries_as_they_come(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from opafence.log_cmd import follow
+
+    log = _trail(tmp_path)
+    last = json.loads(log.path.read_text().splitlines()[-1])
+    poll = follow(log.path, int(last["seq"]), float(last["time"]), blocked=True, as_json=False)
+    next(poll)
+    assert capsys.readouterr().out == ""
+    log.append({"event": "decision", "session": "s3", "tool": "read_file", "verdict": "allow", "reasons": []})
+    log.append(
+        {"event": "decision", "session": "s3", "tool": "terminal", "verdict": "block", "reasons": ["X"]}
+    )
+    next(poll)
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == 1 and rows[0].endswith("s3  terminal  block  X")
+    poll.close()

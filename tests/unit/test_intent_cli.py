@@ -111,3 +111,14 @@ def test_compiler_config_defaults() -> None:
     ).compiler
     assert c.base_url == "http://127.0.0.1:8080/v1" and c.api_key_env == "OPENROUTER_API_KEY"
     assert c.json_mode and c.on_failure == "fallback" and c.timeout_s == 20.0
+
+
+def test_explain_by_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 14: per sentence, the grant with its tool binding, and what was refused and why
+    msg = "Start the dev server. If it builds, delete build/old. Remember that I prefer tabs."
+    out = run(capsys, "--explain", msg)
+    part = out[out.index("by sentence") :]
+    assert "'Start the dev server'" in part
+    assert "EXECUTION/run_server -> terminal: the dev-server runners" in part
+    assert "consequential action asks" in part
+    assert "MEMORY_WRITE/remember -> memory: the note in the quote's words" in part

@@ -173,11 +173,12 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any] | None, str]] = [
         "does not ask",
     ),
     (
-        "conditional-evidence",
-        "If the tests pass, push it.",
-        g("EXTERNAL_WRITE", "push", "push it"),
+        # issue 14: a conditional grants its action, but a consequential one under a condition asks
+        "conditional-consequential-evidence",
+        "If the tests pass, delete build/old.",
+        g("DELETE", "delete", "delete build/old", paths=["build/old"]),
         None,
-        "does not ask",
+        "consequential action asks",
     ),
     ("read-is-never-granted", "read the logs", g("READ", "", "read the logs"), None, "reads need no grant"),
     (

@@ -375,3 +375,98 @@ def test_parse_answer_errors(content: str, error: str) -> None:
 def test_parse_answer_accepts_fences_and_prose() -> None:
     d = parse_answer('Here you go:\n```json\n{"grants": [], "read_only": true}\n```\nThanks')
     assert d.read_only
+
+
+# --- issue 14: the new grant kinds go through the same hardening ------------------------------------
+
+
+def _grant(cls: str, cap: str, evidence: str, **kw: Any) -> dict[str, Any]:
+    return {"class": cls, "capability": cap, "evidence": evidence, **kw}
+
+
+def test_llm_family_grants_are_hardened(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    msg = "Start the dev server, then remember that I prefer tabs over spaces."
+    fake.script = [
+        draft(
+            grants=[
+                _grant("EXECUTION", "run_server", "Start the dev server"),
+                # same quote, another kind: the quote names no migration
+                _grant("EXECUTION", "run_migrations", "Start the dev server"),
+                # the words bound is derived from the quote, never taken from the draft
+                _grant(
+                    "MEMORY_WRITE", "remember", "remember that I prefer tabs over spaces", words=["rm", "-rf"]
+                ),
+            ]
+        )
+    ]
+    c = compile_llm(msg, config(fake))
+    assert c.policy.compiled_by == "llm", c.events
+    got = {(g.class_, g.capability): g for g in c.policy.grants}
+    assert set(got) == {("EXECUTION", "run_server"), ("MEMORY_WRITE", "remember")}
+    assert "rm" not in got[("MEMORY_WRITE", "remember")].words
+    assert {"prefer", "tabs", "spaces"} <= set(got[("MEMORY_WRITE", "remember")].words)
+    assert any(d.grant.get("capability") == "run_migrations" for d in c.policy.dropped)
+
+
+def test_llm_skill_schedule_and_code(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    msg = (
+        "Create a skill called weekly-report. Remind me every Friday at 4pm to send it. "
+        "Plot the totals in data.csv."
+    )
+    fake.script = [
+        draft(
+            grants=[
+                _grant("MEMORY_WRITE", "skill", "Create a skill called weekly-report"),
+                _grant("EXECUTION", "schedule", "Remind me every Friday at 4pm to send it"),
+                _grant("EXECUTION", "run_code", "Plot the totals in data.csv"),
+                _grant("LOCAL_WRITE", "run_code", "Plot the totals in data.csv", workspace=True),
+                # "send it" is the reminder's text: no send is asked for
+                _grant("COMMUNICATION", "send", "send it", recipients=["boss@example.com"]),
+            ]
+        )
+    ]
+    c = compile_llm(msg, config(fake))
+    caps = sorted((g.class_, g.capability) for g in c.policy.grants)
+    assert caps == [
+        ("EXECUTION", "run_code"),
+        ("EXECUTION", "schedule"),
+        ("LOCAL_WRITE", "run_code"),
+        ("MEMORY_WRITE", "skill"),
+    ]
+    schedule = next(g for g in c.policy.grants if g.capability == "schedule")
+    assert {"friday", "4pm", "send"} <= set(schedule.words)
+
+
+def test_llm_browse_needs_the_named_page(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    msg = "Open https://shop.example.com/cart and click the Remove button."
+    ev = "Open https://shop.example.com/cart and click the Remove button"
+    fake.script = [
+        draft(
+            grants=[
+                _grant("EXTERNAL_WRITE", "browse", ev, domains=["shop.example.com"]),
+                _grant("EXTERNAL_WRITE", "browse", ev, domains=["pay.example.net"]),
+            ]
+        )
+    ]
+    c = compile_llm(msg, config(fake))
+    assert [(g.capability, g.domains) for g in c.policy.grants] == [("browse", ["shop.example.com"])]
+    assert any("pay.example.net" in d.part for d in c.policy.dropped)
+
+
+def test_llm_conditional_consequential_is_refused(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test")
+    msg = "If the build passes, delete build/old and push it."
+    fake.script = [
+        draft(
+            grants=[
+                _grant("DELETE", "delete", "delete build/old", paths=["build/old"]),
+                _grant("EXTERNAL_WRITE", "push", "push it"),
+            ]
+        )
+    ]
+    c = compile_llm(msg, config(fake))
+    assert [(g.class_, g.capability) for g in c.policy.grants] == [("EXTERNAL_WRITE", "push")]
+    assert any("consequential action asks" in d.reason for d in c.policy.dropped)

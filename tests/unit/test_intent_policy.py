@@ -137,6 +137,8 @@ def test_opa_data_holds_nothing_rego_does_not_need() -> None:
         "read_only",
         "grants",
         "prohibitions",
+        "delegations",
+        "requests",
         "bounds",
         "budgets",
         "created_at",

@@ -9,7 +9,9 @@ import threading
 import time
 from pathlib import Path
 
-from opafence.hermes.store import Decided, SessionStore
+import pytest
+
+from opafence.hermes.store import RECORD_VERSION, Decided, NewerRecordError, SessionStore, migrate
 from opafence.policy import Prohibition
 
 
@@ -59,7 +61,70 @@ def test_a_damaged_record_is_not_trusted(tmp_path: Path) -> None:
     s.save(s.create("sess", owner="", platform="cli"))
     path = next((tmp_path / "tasks").iterdir())
     path.write_text('{"key": "sess", "policy": {"grants": "everything"}}')
-    assert SessionStore(tmp_path, 12).get("sess") is None
+    rec = SessionStore(tmp_path, 12).get("sess")
+    # Read-only, and counted as having read untrusted content: nothing of it is trusted.
+    assert rec is not None and rec.policy.compiled_by == "fallback"
+    assert rec.policy.grants == [] and rec.policy.prohibitions == []
+    assert rec.facts.untrusted_sources
+
+
+def _stored(tmp_path: Path) -> Path:
+    s = SessionStore(tmp_path, 12)
+    rec = s.create("sess", owner="alice", platform="cli")
+    rec.policy.prohibitions = [
+        Prohibition(id="p1", classes=["COMMUNICATION"], egress=True, evidence="don't send anything")
+    ]
+    s.save(rec, durable=True)
+    return next((tmp_path / "tasks").iterdir())
+
+
+def test_records_carry_a_version(tmp_path: Path) -> None:
+    assert json.loads(_stored(tmp_path).read_text())["record_version"] == RECORD_VERSION
+
+
+def test_a_record_written_before_versions_is_migrated(tmp_path: Path) -> None:
+    """0.1.0 as on main before this change wrote no record_version: the same shape, read fully."""
+    path = _stored(tmp_path)
+    raw = json.loads(path.read_text())
+    del raw["record_version"]
+    path.write_text(json.dumps(raw))
+    rec = SessionStore(tmp_path, 12).get("sess")
+    assert rec is not None and rec.owner == "alice" and rec.facts.untrusted_sources == set()
+    assert [p.evidence for p in rec.policy.prohibitions] == ["don't send anything"]
+    assert migrate(raw)["record_version"] == 1
+
+
+def test_a_record_from_a_newer_version_keeps_every_prohibition(tmp_path: Path) -> None:
+    path = _stored(tmp_path)
+    raw = json.loads(path.read_text())
+    raw["record_version"] = RECORD_VERSION + 1
+    raw["policy"]["grants"] = [{"id": "g9", "class": "COMMUNICATION", "future_field": 1}]
+    raw["policy"]["prohibitions"].append(
+        {"id": "p2", "classes": ["DELETE"], "evidence": "never delete", "scope": "x"}
+    )
+    raw["policy"]["prohibitions"].append("a shape nobody reads")
+    path.write_text(json.dumps(raw))
+    rec = SessionStore(tmp_path, 12).get("sess")
+    assert rec is not None and rec.policy.compiled_by == "fallback" and rec.policy.grants == []
+    kept = {(p.evidence, tuple(p.classes), p.egress) for p in rec.policy.prohibitions}
+    assert kept == {
+        ("don't send anything", ("COMMUNICATION",), True),
+        ("never delete", ("DELETE",), False),
+        ("a stored prohibition opafence could not read", ("*",), False),
+    }
+    assert rec.owner == "alice" and rec.facts.untrusted_sources
+    with pytest.raises(NewerRecordError):
+        migrate(raw)
+
+
+def test_a_policy_of_a_newer_schema_is_not_read_as_this_one(tmp_path: Path) -> None:
+    path = _stored(tmp_path)
+    raw = json.loads(path.read_text())
+    raw["policy"]["schema_version"] = 99
+    path.write_text(json.dumps(raw))
+    rec = SessionStore(tmp_path, 12).get("sess")
+    assert rec is not None and rec.policy.schema_version != 99 and rec.policy.compiled_by == "fallback"
+    assert [p.evidence for p in rec.policy.prohibitions] == ["don't send anything"]
 
 
 def test_host_id_prefixes_task_keys(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering
+from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input
@@ -34,6 +35,8 @@ from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
+from opafence.provenance import note_message, note_result
+from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret, result_holds_secret
 
 if TYPE_CHECKING:
@@ -131,6 +134,7 @@ class Fence:
         self._closed = False
         self._stop = threading.Event()
         self._sweep_lock = threading.Lock()
+        self.notices = Notices()  # what the person sees of blocks (hermes/notices.py)
         self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
@@ -181,7 +185,12 @@ class Fence:
         self.state = ensure_private_dir(state_dir())
         self.audit = AuditLog(self.state / "audit.jsonl")
         # Remote mode: a shared OPA holds many hosts' tasks, so keys carry a host id.
-        self.store = SessionStore(self.state, self.config.task_idle_hours, self.config.task_host_id())
+        self.store = SessionStore(
+            self.state,
+            self.config.task_idle_hours,
+            self.config.task_host_id(),
+            self.config.provenance.max_values,
+        )
         try:
             self.cwd = os.environ.get("TERMINAL_CWD") or os.getcwd()
         except FileNotFoundError:
@@ -328,8 +337,9 @@ class Fence:
             return {"target": {"error": ["the target summary failed"]}}
         return {"target": target} if target else {}
 
-    def _block(self, tool: str, reasons: list[Reason]) -> dict[str, str]:
-        return {"action": "block", "message": f"opafence blocked {tool}: {explain(tool, reasons)}"}
+    def _block(self, tool: str, reasons: list[Reason], targets: str = "") -> dict[str, str]:
+        message = f"opafence blocked {tool}: {explain(tool, reasons)}"
+        return {"action": "block", "message": message + (f" {printable(targets)}" if targets else "")}
 
     def _lockdown(self, tool: str, args: Any, session_id: str, call_id: str) -> dict[str, str] | None:
         if self.error is None and self._ready.is_set():
@@ -444,6 +454,9 @@ class Fence:
                     policy.prohibitions = list(previous.prohibitions)
                     policy.revision = previous.revision + 1
             rec.policy = policy
+            # The owner's own values, and the attached or pasted text as untrusted content.
+            identity = [*self.config.provenance.identity, sender]
+            note_message(rec.facts.values, text, rec.messages, identity, self._home())
             self._push(rec)
             self.store.save(rec, durable=True)
         self._audit(
@@ -491,10 +504,12 @@ class Fence:
         flags = host_flags.detect(subagent=subagent)
         host = self.host(flags, rec.platform)
         facts = build_facts(tool, snap, self.facts_context())
+        with self.store._lock:
+            call_no = rec.facts.values.next_call()
+            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
         if getattr(rec, "unsynced", False) and not self._push(rec):
             decision = block("OPA_UNAVAILABLE", "the task's current policy could not be pushed to OPA")
         else:
-            doc = decision_input(rec.key, tool, snap, call_id, rec.facts, host, facts)
             doc["session"]["subagent"] = subagent
             if self.budgets is not None:
                 self.budgets.annotate(doc, rec.key, tool, snap, call_id)
@@ -517,6 +532,7 @@ class Fence:
                         grants=tuple(decision.grants),
                         secret_read=reads_secret(decision),
                         ingests=tuple(decision.ingests),
+                        call_no=call_no,
                     ),
                 )
             self.store.save(rec)
@@ -541,17 +557,28 @@ class Fence:
             return self._block(tool, block("AUDIT_UNAVAILABLE", unrecorded).reasons)
         if decision.verdict == "allow":
             return None
+        # Where each target came from (in the user's words, or which result brought it in).
+        targets = describe_targets(facts.get("provenance", {}))
         if decision.verdict == "ask":
             # Hermes keeps "always" approvals forever: the key names the task, the policy
             # revision and the exact action, so an approval never leaks into another task.
             action = action_hash(tool, snap, decision, facts)
+            message = f"opafence: {printable(tool)} needs your approval: " + explain(tool, decision.reasons)
             return {
                 "action": "approve",
-                "message": f"opafence: {printable(tool)} needs your approval: "
-                + explain(tool, decision.reasons),
+                "message": message + (f" {printable(targets)}" if targets else ""),
                 "rule_key": f"opafence:{rec.key}:r{rec.policy.revision}:{action}",
             }
-        return self._block(tool, decision.reasons)
+        codes = [r.code for r in decision.reasons]
+        self.notices.blocked(rec.key, tool, codes, self._notice_target(facts, snap), not flags.auto_approve)
+        return self._block(tool, decision.reasons, targets)
+
+    def _notice_target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> str:
+        # The person's own terminal gets the redacted summary, whatever the trail keeps.
+        try:
+            return audit_targets.one_line(audit_targets.summarize(facts, args, "redacted"))
+        except Exception:
+            return ""
 
     def tool_execution(
         self,
@@ -630,23 +657,27 @@ class Fence:
         result: Any = None,
         **_: Any,
     ) -> None:
-        """Session facts: what ran, what content came in; give back reservations of calls that did not run."""
+        """Session facts: what ran, what content came in (and its values); give back
+        reservations of calls that did not run."""
         try:
             self._post_tool_call(
                 tool_name, args, task_id or "", session_id or "", tool_call_id or "", status, result
             )
         except Exception:
             log.exception("opafence: post_tool_call failed")
+            self._values_failed(tool_name, task_id or "", session_id or "")
+
+    def _values_failed(self, tool: str, task_id: str, session_id: str) -> None:
+        # The result's values may be lost: the task's unbound targets count as untrusted.
+        with contextlib.suppress(Exception):
+            if self.store is not None:
+                rec = self.store.get(self.store.root_session(session_id, task_id) or UNSCOPED)
+                if rec is not None:
+                    with self.store._lock:
+                        rec.facts.values.mark_lossy(f"recording the result of {tool} failed")
 
     def _post_tool_call(
-        self,
-        tool: str,
-        args: Any,
-        task_id: str,
-        session_id: str,
-        call_id: str,
-        status: str,
-        result: Any = None,
+        self, tool: str, args: Any, task_id: str, session_id: str, call_id: str, status: str, result: Any
     ) -> None:
         if self.store is None or self.error is not None:
             return
@@ -664,6 +695,9 @@ class Fence:
                 # Key material in the result is a secret read, whatever the path said.
                 held = decided.secret_read or result_holds_secret(result)
                 rec.facts.observe(decided.ingests, secret_read=held)
+                note_result(
+                    rec.facts.values, tool, decided.call_no, result, decided.ingests, snap, self._home()
+                )
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
             self.store.save(rec)
@@ -696,10 +730,12 @@ class Fence:
             log.exception("opafence: on_session_start failed")
 
     def session_finalize(self, session_id: str = "", **_: Any) -> None:
-        """The session is over: unload its task from OPA (its file stays until it expires)."""
+        """The session is over: unload its task from OPA (its file stays until it expires), and
+        say on stderr what was blocked if nobody could have answered."""
         try:
             if self.store is None or self.bridge is None or not session_id:
                 return
+            self.notices.flush(self.store.task_key(session_id))
             self.bridge.delete_task(self.store.task_key(session_id))
             self.store.unload(session_id)
         except Exception:

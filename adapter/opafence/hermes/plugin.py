@@ -7,6 +7,7 @@ itself never raises: if even the Fence cannot be built, a bare lockdown is regis
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -30,6 +31,8 @@ def register(ctx: Any) -> None:
         return
     ctx.register_hook("pre_tool_call", fence.pre_tool_call)
     ctx.register_middleware("tool_execution", fence.tool_execution)
+    # The end-of-run summary of unattended blocks (hermes -z, chat -q): at exit, whatever is left.
+    atexit.register(fence.notices.flush)
     try:
         budgets = BudgetHooks(fence)
         # Model calls next: spend caps, and a stopped agent when setup fails.

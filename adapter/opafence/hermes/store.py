@@ -24,11 +24,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from opafence.paths import ensure_private_dir, write_private_file
-from opafence.policy import TaskPolicy, fallback_policy
+from opafence.policy import SCHEMA_VERSION as POLICY_SCHEMA_VERSION
+from opafence.policy import Prohibition, TaskPolicy, fallback_policy
+from opafence.provenance.ledger import DEFAULT_MAX_VALUES, ValueLedger
 from opafence.session import SessionFacts
 
 log = logging.getLogger("opafence.store")
 
+# The shape of a persisted task record. 0: records written before it was stored (the same
+# shape as 1). A newer opafence migrates older records up in migrate(); a record from a newer
+# version than this one, or one that does not parse, is salvaged (salvage()): read-only, with
+# every prohibition it holds kept and the session counted as having read untrusted content.
+RECORD_VERSION = 1
 DECIDED_LIMIT = 4096
 DECIDED_TTL_S = 3600.0
 TMP_SUFFIX = ".tmp"  # write_private_file's temporary files (left behind by a crash)
@@ -49,6 +56,7 @@ class TaskRecord:
     def to_json(self) -> dict[str, Any]:
         f = self.facts
         return {
+            "record_version": RECORD_VERSION,
             "key": self.key,
             "session_id": self.session_id,
             "policy": self.policy.model_dump(by_alias=True),
@@ -62,11 +70,15 @@ class TaskRecord:
                 "files": sorted(f.files),
                 "untrusted_sources": sorted(f.untrusted_sources),
                 "secret_read": f.secret_read,
+                "browser_page": f.browser_page,
+                "values": f.values.to_json(),
             },
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> TaskRecord:
+    def from_json(
+        data: dict[str, Any], key: bytes | None = None, max_values: int = DEFAULT_MAX_VALUES
+    ) -> TaskRecord:
         raw = data["facts"]
         facts = SessionFacts(
             history=list(raw["history"]),
@@ -74,7 +86,14 @@ class TaskRecord:
             files=set(raw["files"]),
             untrusted_sources=set(raw["untrusted_sources"]),
             secret_read=bool(raw["secret_read"]),
+            browser_page=str(raw.get("browser_page", "")),
         )
+        if key is not None:
+            # A record from before values were kept has none: its unbound targets count as
+            # untrusted if it had seen untrusted content (lossy), never as trusted.
+            facts.values = ValueLedger.from_json(raw.get("values"), key, max_values)
+            if "values" not in raw and facts.untrusted_sources:
+                facts.values.mark_lossy("the task was recorded before values were kept")
         return TaskRecord(
             key=str(data["key"]),
             session_id=str(data["session_id"]),
@@ -85,6 +104,74 @@ class TaskRecord:
             facts=facts,
             last_active=float(data["last_active"]),
         )
+
+
+class NewerRecordError(ValueError):
+    """A task record written by a newer opafence than this one."""
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """A persisted record brought up to RECORD_VERSION; raises NewerRecordError for a newer one."""
+    version = data.get("record_version", 0)
+    if not isinstance(version, int) or version < 0:
+        raise ValueError(f"record_version {version!r} is not a version")
+    if version > RECORD_VERSION:
+        raise NewerRecordError(
+            f"written by a newer opafence (record version {version}, this one reads {RECORD_VERSION})"
+        )
+    policy = data.get("policy")
+    if isinstance(policy, dict) and int(policy.get("schema_version", 1)) > POLICY_SCHEMA_VERSION:
+        raise NewerRecordError(f"its policy has schema version {policy.get('schema_version')}")
+    if version == 0:
+        # Records of 0.1.0 before the version was stored: the shape of version 1.
+        data = {**data, "record_version": 1}
+    return data
+
+
+def _kept_prohibition(raw: Any, n: int) -> Prohibition:
+    """A stored prohibition as this version can hold it: its known fields, else (a shape it
+    cannot read) a prohibition of everything but reading, so nothing forbidden becomes allowed."""
+    if isinstance(raw, dict):
+        known = {k: v for k, v in raw.items() if k in Prohibition.model_fields}
+        try:
+            return Prohibition.model_validate(known)
+        except ValidationError:
+            pass
+    evidence = str(raw.get("evidence", "")) if isinstance(raw, dict) else ""
+    return Prohibition(
+        id=f"kept-{n}", classes=["*"], evidence=evidence or "a stored prohibition opafence could not read"
+    )
+
+
+def salvage(data: Any, key: str, values_key: bytes | None, max_values: int, why: str) -> TaskRecord:
+    """The record opafence falls back to when it cannot read a stored one: the read-only policy
+    with every prohibition the stored one had, and taint (what the session read is unknown)."""
+    data = data if isinstance(data, dict) else {}
+    policy = data.get("policy") if isinstance(data.get("policy"), dict) else {}
+    owner = data.get("owner") if isinstance(data.get("owner"), str) else ""
+    stored = policy.get("prohibitions")
+    raw_prohibitions: list[Any] = stored if isinstance(stored, list) else []
+    fallback = fallback_policy(key, owner)
+    fallback.prohibitions = [_kept_prohibition(p, n) for n, p in enumerate(raw_prohibitions, 1)]
+    rec = TaskRecord(key=key, session_id=str(data.get("session_id") or ""), policy=fallback, owner=owner)
+    rec.facts.untrusted_sources = {f"opafence state that could not be read ({why})"}
+    if values_key is not None:
+        rec.facts.values = ValueLedger(key=values_key, max_values=max_values)
+        rec.facts.values.mark_lossy("the stored task could not be read")
+    return rec
+
+
+def _values_key(state: Path) -> bytes:
+    path = state / "values.key"
+    try:
+        data = path.read_bytes()
+        if len(data) == 32:
+            return data
+    except FileNotFoundError:
+        pass
+    key = os.urandom(32)
+    write_private_file(path, key, durable=True)
+    return key
 
 
 @dataclass(frozen=True)
@@ -100,12 +187,22 @@ class Decided:
     grants: tuple[str, ...] = ()
     secret_read: bool = False
     ingests: tuple[str, ...] = ()  # untrusted content the call brings in once it has run
+    call_no: int = 0  # the task's call number (the "call N" a value's provenance names)
     executed: bool = False  # the execution re-check let it run (each decision runs once)
 
 
 class SessionStore:
-    def __init__(self, state: Path, idle_hours: float, host_id: str | None = None) -> None:
+    def __init__(
+        self,
+        state: Path,
+        idle_hours: float,
+        host_id: str | None = None,
+        max_values: int = DEFAULT_MAX_VALUES,
+    ) -> None:
         self.dir = ensure_private_dir(state / "tasks")
+        # The key of the value hashes (provenance/ledger.py): one per state directory, 0600.
+        self.values_key = _values_key(state)
+        self.max_values = max_values
         self.idle_s = idle_hours * 3600.0
         self.host_id = host_id
         self._lock = threading.RLock()
@@ -177,6 +274,7 @@ class SessionStore:
         with self._lock:
             key = self.task_key(session_id)
             rec = TaskRecord(key=key, session_id=session_id, policy=fallback_policy(key, owner), owner=owner)
+            rec.facts.values = ValueLedger(key=self.values_key, max_values=self.max_values)
             rec.platform = platform
             self._tasks[key] = rec
             return rec
@@ -195,12 +293,17 @@ class SessionStore:
         path = self._file(key)
         if not path.exists():
             return None
+        raw: Any = None
         try:
-            rec = TaskRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError, ValidationError) as e:
-            # A damaged record must not widen anything: start over from the fallback.
-            log.warning("opafence: task record %s is unreadable (%s); starting read-only", path.name, e)
-            return None
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            rec = TaskRecord.from_json(migrate(raw), self.values_key, self.max_values)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError) as e:
+            # A record this version cannot read must not widen anything, nor lose what the
+            # owner forbade: read-only, its prohibitions kept.
+            log.warning(
+                "opafence: task record %s is unreadable (%s); read-only, prohibitions kept", path.name, e
+            )
+            return salvage(raw, key, self.values_key, self.max_values, str(e)[:200])
         return rec if rec.key == key else None
 
     def _drop(self, key: str) -> None:

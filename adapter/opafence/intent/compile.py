@@ -14,8 +14,8 @@ from typing import Literal
 
 from opafence.config import CompilerConfig
 from opafence.host import Host
+from opafence.intent import delegation, rules
 from opafence.intent import harden as hd
-from opafence.intent import rules
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.llm import LLMCompiler, LLMError
 from opafence.intent.prohibit import read_prohibitions
@@ -77,6 +77,7 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "objects": g.objects,
             "operations": g.operations,
             "access": g.access,
+            "words": g.words,
         }
     )
 
@@ -202,6 +203,8 @@ def compile_explained(
             notes=out.notes,
             workspace=tuple(host.workspace),
         )
+        is_owner = previous is None or owner == previous.owner
+        delegation.apply(out.policy, split.instruction, message_index, is_owner, out.notes)
     except Exception as e:
         out.error = f"{type(e).__name__}: {e}" if not isinstance(e, LLMError) else str(e)
         out.notes.append(

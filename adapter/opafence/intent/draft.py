@@ -49,6 +49,8 @@ class DraftGrant(DraftModel):
     access: str = Field(default="", max_length=20)
     # Derived by hardening from the literal commands (intent/commands.py), never taken from a draft.
     literals: list[CommandLiteral] = Field(default_factory=list)
+    # Derived by hardening from the quote (remember / skill / schedule), never taken from a draft.
+    words: list[str] = Field(default_factory=list, max_length=400)
 
     @field_validator("literals", mode="before")
     @classmethod

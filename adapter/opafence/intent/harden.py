@@ -41,6 +41,7 @@ _NEEDS: dict[str, tuple[str, str]] = {
     "chmod": ("paths", "a permission change needs a literal path"),
     "run_command": ("commands", "running a command needs the literal command"),
     "delete_branch": ("commands", "deleting a branch needs the branch's name"),
+    "browse": ("domains", "clicking or typing needs the page the owner named"),
     "share": ("recipients", "sharing needs a literal recipient the owner asked to share with"),
 }
 # Classes whose grants may name the people a call reaches (attendees, payees, grantees).
@@ -58,14 +59,18 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "commit": (
         lx.COMMIT_VERBS
         | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
-        frozenset({"branch", "commit", "tag", "git", "stash", "out"}),
+        frozenset({"branch", "commit", "tag", "git", "stash", "out", "remote", "upstream", "origin"}),
     ),
-    "remember": (lx.MEMORY_VERBS, frozenset({"memory", "memories", "mind", "that"})),
+    "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
     "run_server": (frozenset({"serve"}), lx.SERVER_WORDS | {"dev"}),
     "run_migrations": (frozenset({"migrate"}), lx.MIGRATION_WORDS),
     "create_venv": (frozenset(), lx.VENV_WORDS | {"virtual", "env"}),
     "run_code": (lx.CODE_VERBS, lx.CODE_TOOLS | {"out"}),
     "delete_branch": (frozenset(), lx.REF_WORDS),
+    "skill": (frozenset(), frozenset({"skill", "skills"})),
+    "browse": (lx.BROWSE_VERBS, lx.BROWSE_WORDS),
+    "page_title": (frozenset(), frozenset({"title", "document.title"})),
+    "schedule": (lx.SCHEDULE_VERBS, lx.SCHEDULE_WORDS),
 }
 _NEVER_GRANTED = {
     "READ": "reads need no grant",
@@ -105,6 +110,7 @@ class _Instruction:
                 self.domains.add(t.core.lower().rstrip("."))
         self.recipients = {t.core.lower() for t in analysis.tokens if tx.is_recipient(t.core)}
         self.host = host
+        self.whole = analysis.text  # the owner's message as sent (harden sets it)
         self._path_tokens: dict[str, str] | None = None
 
     @property
@@ -232,11 +238,18 @@ def _check_targets(
     out.recipients = keep
 
     keep = []
+    page_domains: set[str] = set()
+    span = ins.span(g.evidence)
+    if g.capability == "browse" and span is not None:
+        # "Open https://x.com and click ...": the page is named in the quote, by the open before it
+        page_domains = _Tokens(
+            [t for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]]
+        ).domains
     for d in g.domains:
         low = d.strip().lower().rstrip(".")
         if "*" in low or "." not in low:
             _drop(h, g, "a domain bound must be a literal host name", message, f"domain {d}")
-        elif low not in local.domains:
+        elif low not in local.domains and low not in page_domains:
             _drop(h, g, "not a whole token of the quoted request", message, f"domain {d}")
         elif low not in keep:
             keep.append(low)
@@ -374,6 +387,12 @@ def harden_grant(
             message,
         )
         return None
+    conditional = ins.analysis.conditional
+    if cls in rules._CONSEQUENTIAL and all(
+        ins.analysis.clauses.index(c.clause) in conditional for c in clauses
+    ):
+        _drop(h, g, rules._CONDITIONAL_ASKS, message)
+        return None
     if cap == "pay" and all(c.lemma == "send" for c in clauses):
         span_text = ins.text[span[0] : span[1]]
         if not rules._MONEY.search(span_text):
@@ -388,6 +407,8 @@ def harden_grant(
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
     out.literals = []
+    # A note, a skill, a job: what it writes may use only the words of the owner's quote.
+    out.words = quote_words(_sentence_text(ins, clauses)) if cap in WORDED_CAPS else []
     if cap == "run_command":
         _expand_commands(out, host)
     if cls != "LOCAL_WRITE":
@@ -466,6 +487,39 @@ def _script_forms(cmd: str) -> list[str]:
     elif "/" in bare:  # tools/x.sh is a path to the shell too; a bare x.sh would be looked up in PATH
         forms.append(f"{bare}{tail}")
     return forms
+
+
+WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse", "commit"})
+
+
+def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:
+    """The owner's whole sentences the quoted clauses stand in ("set a reminder for 3pm: call the
+    dentist": the prompt is the clause after the colon)."""
+    sents = {c.clause.sentence for c in clauses}
+    parts = [c for c in ins.analysis.clauses if c.sentence in sents]
+    if not parts:
+        return ""
+    end = max(c.end for c in parts)
+    if ins.text[end:].lstrip().startswith(":"):
+        # "Remember this: ...", "remind me at 9: ...": what follows the colon is what to write
+        parts += [c for c in ins.analysis.clauses if c.sentence == max(sents) + 1]
+        end = max(c.end for c in parts)
+    tail = re.match(r"[^\n.!?]*(?:[.!?](?=\S)[^\n.!?]*)*", ins.text[end:])
+    text = ins.text[min(c.start for c in parts) : end + (tail.end() if tail else 0)]
+    # A phrase the owner quoted inline ("with the words 'stand up and stretch'") was set aside as
+    # data (grants nothing), but it is what the owner dictated: read it back from the message.
+    if "\u2026" in text:
+        quote = "[\"'\u201c\u201d\u2018\u2019]"
+        pieces = [re.escape(p).replace('"', quote) for p in text.split("\u2026")]
+        m = re.search(".{0,600}?".join(pieces), ins.whole, re.DOTALL)
+        if m is not None:
+            return m.group(0)
+    return text
+
+
+def quote_words(text: str) -> list[str]:
+    """The words of a quote as Rego compares them (lower-case runs of letters and digits)."""
+    return sorted(set(re.findall(r"[a-z0-9]+", text.lower())))
 
 
 def _expand_commands(g: DraftGrant, host: Host) -> None:
@@ -551,6 +605,7 @@ def harden(
         confirm=dict(reading.confirm),
     )
     ins = _Instruction(analysis, host)
+    ins.whole = whole
     h.prohibitions = list(reading.prohibitions)
     for p in _check_prohibitions(draft, whole, h):
         if not any(_same_prohibition(p, q) for q in h.prohibitions):

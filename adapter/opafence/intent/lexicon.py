@@ -25,7 +25,7 @@ def phrases(s: str) -> list[str]:
 CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("COMMUNICATION", "send"): frozenset(
         words(
-            "send email e-mail mail message reply respond forward fwd share notify text sms dm ping "
+            "send email e-mail mail message reply respond forward fwd share notify text sms dm ping drop "
             "tell contact cc bcc write post invite answer resend senden sende schick schicke schicken "
             "verschicke mailen maile antworte envoyer envoie envoyez envoies réponds répondre transfère "
             "enviar envía envia envíes envies envíe manda mandar mandes responde reenvía inviare invia "
@@ -47,7 +47,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
@@ -67,7 +67,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
     ("EXECUTION", "install"): frozenset(
         words(
-            "install add reinstall upgrade update bump restore sync pull set get installiere installe instala"
+            "install add reinstall upgrade update bump restore sync pull set get make keep "
+            "installiere installe instala"
         )
     ),
     # Everyday development (issue 14): the project's dev server, its migrations, a virtualenv in
@@ -111,8 +112,25 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         )
     ),
     ("PERMISSION_CHANGE", "share"): frozenset(words("share invite")),
+    # A skill the owner asks for (skill_manage create), a reminder or scheduled job (cronjob) with
+    # the owner's own prompt: both bounded by the quote's words (grants.rego words_ok).
+    ("MEMORY_WRITE", "skill"): frozenset(words("create make write add save turn build set")),
+    ("EXECUTION", "schedule"): frozenset(
+        words("remind schedule set create add make ping notify message pause resume")
+    ),
+    # The browser on the page the owner named (domains), and reading its title in the console.
+    ("EXTERNAL_WRITE", "browse"): frozenset(
+        words(
+            "click tap type fill enter press select choose tick accept submit search hit "
+            "open go visit navigate"
+        )
+    ),
+    ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give")),
     ("MEMORY_WRITE", "remember"): frozenset(
-        words("remember memorize memorise note store save keep add update merke retiens recuerda ricorda")
+        words(
+            "remember memorize memorise note store save keep add update forget make merke retiens "
+            "recuerda ricorda"
+        )
     ),
 }
 
@@ -324,6 +342,20 @@ TEST_WORDS = frozenset(
     )
 )
 BUILD_WORDS = frozenset(["build", "builds", "compile", "compilation", "compiler"])
+BROWSE_VERBS = frozenset(words("click tap type fill press"))
+BROWSE_WORDS = frozenset(
+    words(
+        "button buttons link links tab tabs field fields box form bar menu banner checkbox dropdown "
+        "result results input"
+    )
+)
+SCHEDULE_VERBS = frozenset(words("remind schedule"))
+SCHEDULE_WORDS = frozenset(
+    words(
+        "reminder reminders timer alarm cron cronjob job jobs every daily weekly hourly monthly tomorrow "
+        "tonight minutes hours"
+    )
+)
 # What names a dev server, a migration, a virtualenv, a computation in code (rules.py _family).
 SERVER_WORDS = frozenset(words("server servers devserver dev-server reload hot-reload localhost"))
 SERVER_QUALIFIERS = frozenset(

@@ -45,11 +45,15 @@ class / capability (use exactly these):
   COMMUNICATION/send (recipients: literal addresses the person asked to send to)
   LOCAL_WRITE/edit (paths as written, or workspace: true for "fix/refactor/implement ...")
   LOCAL_WRITE/commit (workspace: true)      DELETE/delete (paths)
+  DELETE/delete_branch (commands: "git branch -d <branch as written>")
   EXECUTION/run_tests, run_build, run_lint, run_format, run_command (commands: literal),
-            install (packages)
-  EXTERNAL_WRITE/push, EXTERNAL_WRITE/publish (domains, or tools "mcp__<service>__*")
+            install (packages; none for "install the dependencies"), run_server (dev server),
+            run_migrations, create_venv, run_code (a computation, parse or plot in code; also
+            LOCAL_WRITE/run_code), schedule (a reminder or scheduled job), page_title
+  EXTERNAL_WRITE/push, EXTERNAL_WRITE/publish (domains, or tools "mcp__<service>__*"),
+            EXTERNAL_WRITE/browse (clicking or typing; domains: the page the person named)
   FINANCIAL/pay     PERMISSION_CHANGE/chmod (paths)     PERMISSION_CHANGE/share (recipients)
-  MEMORY_WRITE/remember
+  MEMORY_WRITE/remember (a note the person dictates), MEMORY_WRITE/skill (a skill to create)
 objects: what an external write, payment or email deletion acts on, in these words only:
   issue, pull_request, comment, gist, repository, file, event, document, page, channel,
   message, label, record, contact, task, card, item, post, project, payment, flight, hotel.

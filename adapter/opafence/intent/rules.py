@@ -25,7 +25,7 @@ _PACKAGE_NOISE = frozenset(
         "also plus python node crate crates gem gems please first again globally locally into in for to "
         "and or requirements requirement dev editable mode extras project project's its this everything "
         "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
-        "missing needed required"
+        "missing needed required up installed this repo needs go"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -104,9 +104,10 @@ def _conditional_sentence(sent: list[tx.Token]) -> bool:
     )
 
 
-def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
-    """("request", verb index) for an imperative clause, else (why it grants nothing, -1)."""
-    if _conditional_sentence(sent):
+def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -> tuple[str, int]:
+    """("request", verb index) for an imperative clause, else (why it grants nothing, -1).
+    `consequent`: the clause is the action of a conditional ("if X, do Y"), judged on its own."""
+    if not consequent and _conditional_sentence(sent):
         return "conditional", -1
     if any(t.norm in lx.HYPOTHETICAL_CUES and not t.literal for t in sent):
         return "hypothetical", -1
@@ -149,7 +150,7 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause) -> tuple[str, int]:
         t = toks[k]
         if t.literal:
             continue
-        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+        if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS and not consequent:
             if (
                 t.norm == "whether"
                 and k + 2 < len(toks)
@@ -597,6 +598,10 @@ def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
 
 
 _GOING = frozenset(words("running going up sure started"))
+# "schedule a meeting with Ann" is a calendar event (an external write), not a job for the agent.
+_CALENDAR_WORDS = frozenset(
+    words("meeting meetings call event events appointment invite calendar standup sync")
+)
 _PIP_FRESH = frozenset(words("latest outdated up-to-date date newest"))
 _PIP_COMPANIONS = ("wheel", "setuptools")
 _GIT_VERBS = frozenset(words("pull revert undo pop apply cherry cherry-pick mv rename move"))
@@ -619,6 +624,28 @@ def _ref_names(obj: tuple[tx.Token, ...]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_FOLDER_PLURALS = frozenset(words("folders directories dirs"))
+
+
+def _folders_named(obj: tuple[tx.Token, ...]) -> list[str]:
+    """ "the dist and build directories": plain names before a closing folder word are folders."""
+    toks = [t for t in obj if not t.literal]
+    if not toks or toks[-1].norm.strip(".,") not in lx.FOLDER_WORDS | _FOLDER_PLURALS:
+        return []
+    names = [t.core.strip(",") for t in toks[:-1] if t.norm not in _DETERMINERS | {"and", ","}]
+    ok = all(re.match(r"^[A-Za-z0-9_.-]+$", n) and n.lower() not in lx.GENERIC_OBJECTS for n in names)
+    return names if ok and names else []
+
+
+def _after_pull(toks: tuple[tx.Token, ...]) -> bool:
+    n = [t.norm for t in toks if not t.literal] + ["", ""]
+    return any(
+        n[k] in ("after", "once")
+        and (n[k + 1] in ("pull", "pulling") or (n[k + 1] in ("you", "we") and n[k + 2] == "pull"))
+        for k in range(len(n) - 2)
+    )
+
+
 def _code_grants(c: _Clause) -> list[DraftGrant]:
     """A computation, parse or plot in execute_code: its code and the files it writes in the
     workspace (Rego covers only code that runs no command, opens no connection, evaluates no
@@ -630,6 +657,24 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
     lem, ws, obj = c.lemma, c.words, c.obj
+    if "document.title" in ws or ("title" in ws and "console" in ws):
+        return [_grant(c, "EXECUTION", "page_title")]
+    if lem in lx.BROWSE_VERBS or (
+        lem in lx.CAPABILITY_VERBS[("EXTERNAL_WRITE", "browse")]
+        and lem not in ("open", "go", "visit", "navigate")
+        and ws & lx.BROWSE_WORDS
+    ):
+        # the page comes from the sentence that names it (compile_rules, _page_of)
+        return [_grant(c, "EXTERNAL_WRITE", "browse", domains=_domains(c.toks))]
+    if "skill" in ws and lem in lx.CAPABILITY_VERBS[("MEMORY_WRITE", "skill")]:
+        return [_grant(c, "MEMORY_WRITE", "skill")]
+    if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
+        return [_grant(c, "EXECUTION", "schedule")]
+    if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
+        ws & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job"}
+        or (lem in ("ping", "notify", "message") and obj and obj[0].norm == "me" and ws & lx.SCHEDULE_WORDS)
+    ):
+        return [_grant(c, "EXECUTION", "schedule")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_server")] and (
         lem == "serve"
         or (
@@ -674,7 +719,12 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
-    if lem in ("pull", "revert", "cherry", "cherry-pick") or (lem in ("pop", "apply") and "stash" in ws):
+    if (
+        lem in ("pull", "revert", "cherry", "cherry-pick")
+        or (lem in ("pop", "apply") and "stash" in ws)
+        or (lem == "undo" and ws & {"commit", "revert"})
+        or (lem in ("update", "sync") and ws & {"remote", "upstream", "origin"})
+    ):
         return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
     return None
 
@@ -706,7 +756,10 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     # memory
     if (
         lem in lx.MEMORY_VERBS
-        or (lem == "note" and first == "that")
+        or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
+        or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
+        or (lem == "make" and "note" in words and words & {"memory", "memories"})
+        or (lem == "forget" and first == "that")
         or (lem == "keep" and "mind" in words)
         or (lem in ("save", "store", "add", "update", "write") and words & {"memory", "memories"})
     ):
@@ -726,6 +779,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         ]
 
     recipients = _recipients(c)
+    if lem == "drop" and (first == "me" or any(t.core.startswith("#") for t in obj)):
+        # "drop me a note in #ops", "drop the numbers in #dana-notes": a message, not a delete
+        return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
     if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
@@ -803,6 +859,10 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         if lem == "clean" and _paths(obj):
             # "clean out the dist/ folder": the named build output goes
             return [_grant(c, "DELETE", "delete", paths=_paths(obj))]
+        named = _folders_named(obj)
+        if named and not _paths(obj):
+            # "clean the dist and build directories"
+            return [_grant(c, "DELETE", "delete", paths=named)]
         if lem in ("clean", "discard") or (lem == "clear" and first == "up"):
             return _edit(c)
         if lem == "rid" and first == "of":
@@ -971,14 +1031,61 @@ class Analysis:
     tokens: list[tx.Token]
     clauses: list[tx.Clause]
     modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
+    # Clauses that are the action of a conditional ("if it builds, run it", "push it if CI is
+    # green"): they grant their action, never a consequential one (_CONSEQUENTIAL).
+    conditional: frozenset[int] = frozenset()
+
+
+# A consequential action whose condition the agent decides (maybe from what it read) asks.
+_CONSEQUENTIAL = frozenset(words("DELETE FINANCIAL PERMISSION_CHANGE"))
+_CONDITIONAL_ASKS = "under a condition the agent decides, a consequential action asks"
+
+
+def _consequent(sent: list[tx.Token], clause: tx.Clause) -> tx.Clause | None:
+    """The action part of a conditional clause: the clause after "If X," or the clause cut before
+    its "if" ("push it if CI is green" -> "push it"); None for the condition itself."""
+    toks = clause.tokens
+    if not toks:
+        return None
+    if _conditional_sentence(sent):
+        return None if not sent or toks[0].start <= sent[0].start else clause
+    for k in range(1, len(toks)):
+        t = toks[k]
+        if not t.literal and t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+            cut = k - 1 if toks[k - 1].norm in ("only", "just", "but", "and") else k
+            if cut < 1:
+                return None
+            end = toks[cut - 1].end
+            return tx.Clause(
+                clause.text[: end - clause.start], clause.start, end, toks[:cut], clause.sentence
+            )
+    return None
 
 
 def analyze(instruction: str) -> Analysis:
     toks = tx.tokenize(instruction)
     sents = tx.sentences(instruction, toks)
     cls = tx.clauses(instruction, toks)
-    modes = [mode_of(sents[c.sentence] if c.sentence < len(sents) else list(c.tokens), c) for c in cls]
-    return Analysis(instruction, toks, cls, modes)
+    modes = []
+    conditional = set()
+    reminder = -1
+    for n, c in enumerate(cls):
+        sent = sents[c.sentence] if c.sentence < len(sents) else list(c.tokens)
+        mode = mode_of(sent, c)
+        if mode[0] == "conditional":
+            action = _consequent(sent, c)
+            if action is not None:
+                again = mode_of(sent, action, consequent=True)
+                if again[0] == "request":
+                    cls[n], mode = action, again
+                    conditional.add(n)
+        if mode[0] == "request" and reminder == c.sentence:
+            # "remind me to commit and push": what follows is the reminder's text, not a request
+            mode = ("part of a reminder's text", -1)
+        elif mode[0] == "request" and tx.verb_at(c.tokens, mode[1]) == "remind":
+            reminder = c.sentence
+        modes.append(mode)
+    return Analysis(instruction, toks, cls, modes, frozenset(conditional))
 
 
 def _copy_to(
@@ -1010,6 +1117,18 @@ def _copy_to(
     return last, merged
 
 
+def _page_of(g: DraftGrant, cls: list[tx.Clause], clause: tx.Clause, instruction: str) -> None:
+    """ "Open https://x.com/signup and click 'Create account'": the page is the one the owner named
+    before, in the same sentence or the nearest earlier one; the quote then spans from there."""
+    k = cls.index(clause)
+    for prev in reversed(cls[:k]):
+        hosts = _domains(prev.tokens)
+        if hosts:
+            g.domains = hosts
+            g.evidence = instruction[prev.start : clause.end]
+            return
+
+
 def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
     """The draft the owner's instruction asks for, and a note per clause for --explain."""
     instruction = split.instruction
@@ -1034,8 +1153,23 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
         request = _Clause(clause, verb, lem, tool)
         found = grants_for(request)
+        if not isinstance(found, str) and cls.index(clause) in a.conditional:
+            kept = [g for g in found if g.class_ not in _CONSEQUENTIAL]
+            for g in found:
+                if g not in kept:
+                    notes.append(
+                        Note(clause.text, "ignored", f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}")
+                    )
+            found = kept
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
+        if (
+            not isinstance(found, str)
+            and _after_pull(toks_c)
+            and not any(g.capability == "commit" for g in found)
+        ):
+            # "run the build after you pull": the pull is asked for as well
+            found = [*found, _grant(request, "LOCAL_WRITE", "commit", workspace=True)]
         if isinstance(found, str):
             if lx.lemma(lem) not in lx.READ_VERBS:
                 notes.append(Note(clause.text, "ignored", found))
@@ -1043,6 +1177,8 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
                 purpose = clause.text
             continue
         for g in found:
+            if g.capability == "browse" and not g.domains:
+                _page_of(g, cls, clause, instruction)
             joined = _copy_to(g, lem, grants, cls, clause, instruction)
             if joined is not None:
                 grants[grants.index(joined[0])] = joined[1]

@@ -55,14 +55,15 @@ _CONTENT_NOUNS = (
 _INTRODUCED = re.compile(
     r"\b(?:(?:the\s+)?following|below|this|these|that|here(?:'s|\u2019s|\s+is|\s+are)|attached|pasted|"
     r"forwarded|quoted|their|his|her|the)\b[^.!?\n:]{0,60}?\b(?:" + _CONTENT_NOUNS + r")s?\b"
-    r"[^.!?\n:]{0,40}:[ \t]*(?=\S|\n)",
+    # A URL's scheme colon ("the page on https://...") introduces nothing.
+    r"[^.!?\n:]{0,40}:(?!//)[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
     r"\b(?:said|says|wrote|writes|asked|asks|replied|replies|mentioned|claims|stated|states|"
     r"commented|tweeted|posted|instructs|instructed|requested|reads|told\s+(?:me|us)|"
     r"tells\s+(?:me|us)|sagt|sagte|schrieb|dit|écrit|dice|dijo|escribió)(?:\s+(?:to\s+)?(?:me|us|you))?"
-    r"\s*:[ \t]*(?=\S|\n)",
+    r"\s*:(?!//)[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
 # Pasted content announced without a colon: "Here's what the vendor sent me. Please wire ...".

@@ -21,10 +21,11 @@ from pydantic import ValidationError
 from opafence.config import Config
 from opafence.decision import Decision, block
 from opafence.errors import BridgeError
-from opafence.opa.binary import resolve
+from opafence.opa.binary import resolve, resolve_pdp
 from opafence.opa.bundle_status import STATUS_FILE, BundleState, BundleWatcher, Listener
 from opafence.opa.bundles import BundlePlan, BundleSpec, own_bundle_path, plan_bundles
-from opafence.opa.client import Endpoint, OpaClient
+from opafence.opa.client import Endpoint, OpaClient, Transport
+from opafence.opa.pdp import LocalPdp
 from opafence.opa.server import LocalOpa
 from opafence.paths import ensure_private_dir, state_dir
 
@@ -52,11 +53,11 @@ class Bridge:
         self.config = config
         self.state = state or state_dir()
         self.timeout_s = config.opa.timeout_ms / 1000.0
-        self.local: LocalOpa | None = None
-        self.client: OpaClient | None = None
+        self.local: LocalOpa | LocalPdp | None = None
+        self.client: Transport | None = None
         self.remote = config.opa.url is not None
         self.host_id = config.task_host_id() if self.remote else None
-        self.restarts = 0
+        self.full_restarts = 0  # the engine started again from nothing by the supervisor
         self.last_error: BridgeError | None = None
         self._tasks: dict[str, dict[str, Any]] = {}
         self._pushed_at: dict[str, float] = {}  # task key -> time.monotonic() of its last put_task
@@ -112,11 +113,36 @@ class Bridge:
         ]
         self.plan = BundlePlan(specs=specs)
 
+    def _local_engine(self) -> LocalOpa | LocalPdp:
+        """opafence-pdp over a pipe when it is there (or asked for), else the stock opa server."""
+        opa = self.config.opa
+        own = own_bundle_path(self.config)
+        pdp = None
+        if opa.transport != "server":
+            pdp = resolve_pdp(opa.pdp_binary, opa.pdp_sha256)
+            if pdp is None and opa.transport == "pdp":
+                raise BridgeError("OPA_NOT_FOUND", "opa.transport is pdp but no opafence-pdp was found")
+        if pdp is not None:
+            return LocalPdp(pdp, self.state, opa.start_timeout_s, own_bundle=own, standby=opa.pdp_standby)
+        binary = resolve(opa.binary, opa.sha256)
+        return LocalOpa(binary, self.state, opa.start_timeout_s, own_bundle=own)
+
+    @property
+    def restarts(self) -> int:
+        """How often the engine that answers was replaced: restarted by the supervisor, or (the
+        PDP) taken over by its standby."""
+        failovers = self.local.failovers if isinstance(self.local, LocalPdp) else 0
+        return self.full_restarts + failovers
+
+    @property
+    def transport(self) -> str:
+        """pdp, server (the stock opa on a unix socket) or remote."""
+        if self.local is None:
+            return "remote" if self.remote else ""
+        return "pdp" if isinstance(self.local, LocalPdp) else "server"
+
     def _start_local(self) -> None:
-        binary = resolve(self.config.opa.binary, self.config.opa.sha256)
-        self.local = LocalOpa(
-            binary, self.state, self.config.opa.start_timeout_s, own_bundle=own_bundle_path(self.config)
-        )
+        self.local = self._local_engine()
         self.plan = plan_bundles(
             self.config,
             self.local.bundle_resource(),
@@ -127,7 +153,7 @@ class Bridge:
             ensure_private_dir(self.state / "bundle-cache")
         self.local.extra_config = self.plan.opa
         self.local.start()
-        self.client = OpaClient(self.local.endpoint(), self.local.token, self.timeout_s)
+        self.client = self.local.client(self.timeout_s)
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -190,7 +216,7 @@ class Bridge:
                 self.local.start()
                 with self._lock:
                     old = self.client
-                    self.client = OpaClient(self.local.endpoint(), self.local.token, self.timeout_s)
+                    self.client = self.local.client(self.timeout_s)
                     if old is not None:
                         old.close()
                 self._warm_up()
@@ -200,14 +226,14 @@ class Bridge:
                 self.last_error = e
                 log.warning("OPA restart attempt %d failed: %s", attempt, e)
                 continue
-            self.restarts += 1
+            self.full_restarts += 1
             self._ready.set()
             return
 
     def _check_socket(self) -> None:
         """OPA alive but its socket gone (deleted by someone): restart it, or it stays unreachable."""
         local = self.local
-        if local is None or not self._ready.is_set() or local.socket_path.exists():
+        if not isinstance(local, LocalOpa) or not self._ready.is_set() or local.socket_path.exists():
             return
         if local.alive():
             log.warning("OPA socket %s disappeared; restarting OPA", local.socket_path)
@@ -228,7 +254,7 @@ class Bridge:
 
     # --- data ------------------------------------------------------------------------------
 
-    def _client(self) -> OpaClient:
+    def _client(self) -> Transport:
         client = self.client
         if client is None:
             raise BridgeError("OPA_UNAVAILABLE", "opafence has not started OPA")
@@ -307,7 +333,7 @@ class Bridge:
 
     # --- decisions -------------------------------------------------------------------------
 
-    def query(self, doc: dict[str, Any], params: str = "") -> dict[str, Any]:
+    def query(self, doc: dict[str, Any], params: str = "", timeout_s: float | None = None) -> dict[str, Any]:
         """The raw OPA answer for a decision input; raises BridgeError on any failure."""
         if not self._ready.is_set():
             detail = "OPA is restarting" if self.local is not None else "OPA is not started"
@@ -316,7 +342,9 @@ class Bridge:
         if gate is not None:
             raise BridgeError(gate.code, gate.detail)
         path = REMOTE_DECISION_PATH if self.remote else DECISION_PATH
-        answer = self._client().request_json("POST", path + params, {"input": self._with_host_id(doc)})
+        answer = self._client().request_json(
+            "POST", path + params, {"input": self._with_host_id(doc)}, timeout_s=timeout_s
+        )
         if not isinstance(answer, dict):
             raise BridgeError("OPA_BAD_RESULT", "the answer is not a JSON object")
         if "result" not in answer:

@@ -24,7 +24,7 @@ from opafence.audit import canonical
 from opafence.bundle import org_roots_problem
 from opafence.errors import BridgeError
 from opafence.opa.bundles import BundleSpec
-from opafence.opa.client import OpaClient
+from opafence.opa.client import Transport
 from opafence.paths import write_private_file
 
 log = logging.getLogger("opafence.bundles")
@@ -138,7 +138,7 @@ class BundleWatcher:
     def __init__(
         self,
         specs: list[BundleSpec],
-        client: Callable[[], OpaClient | None],
+        client: Callable[[], Transport | None],
         interval_s: float = 2.0,
         listener: Listener | None = None,
         status_file: Path | None = None,
@@ -198,7 +198,7 @@ class BundleWatcher:
         self._apply(summarize(self.specs, bundles, self._roots_problems))
         return True
 
-    def _check_roots(self, client: OpaClient, bundles: Mapping[str, Any]) -> None:
+    def _check_roots(self, client: Transport, bundles: Mapping[str, Any]) -> None:
         """Read the manifests of org bundles activated since the last check (rare: per activation)."""
         due = {}
         for spec in self.specs:

@@ -13,7 +13,7 @@ import json
 import queue
 import ssl
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from opafence.errors import BridgeError
@@ -40,6 +40,25 @@ class Endpoint:
 
 
 Connection = LeanConnection | http.client.HTTPSConnection
+
+
+class Transport(Protocol):
+    """What the bridge and the bundle watcher ask of a way to reach OPA: this REST client, or
+    the PDP's pipe (pdp.PdpClient), which maps the same calls onto its few operations."""
+
+    def request(
+        self, method: str, path: str, body: Any = None, timeout_s: float | None = None
+    ) -> tuple[int, bytes]: ...
+
+    def request_raw(
+        self, method: str, path: str, payload: bytes | None = None, timeout_s: float | None = None
+    ) -> tuple[int, bytes]: ...
+
+    def request_json(
+        self, method: str, path: str, body: Any = None, timeout_s: float | None = None
+    ) -> Any: ...
+
+    def close(self) -> None: ...
 
 
 class OpaClient:

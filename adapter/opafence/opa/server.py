@@ -103,6 +103,9 @@ class LocalOpa:
     def endpoint(self) -> Endpoint:
         return Endpoint(socket_path=str(self.socket_path))
 
+    def client(self, timeout_s: float) -> OpaClient:
+        return OpaClient(self.endpoint(), self.token, timeout_s)
+
     def bundle_resource(self) -> Path:
         """What OPA loads as the opafence bundle: the built tarball, or the staged sources."""
         return self.own_bundle if self.own_bundle is not None else self.state / "bundle"

@@ -11,6 +11,7 @@
 #   - data.config: schema.config
 package opafence.classify
 
+import data.opafence.classify.args
 import data.opafence.classify.mcp
 import data.opafence.classify.shell
 import data.opafence.lib.action
@@ -55,7 +56,16 @@ fact_paths := {p.path |
 fact_domains := {lower(u.host) |
 	some u in input.facts.urls
 	object.get(u, "host", "") != ""
-}
+} | browser_page
+
+# Clicking, typing and pressing keys act on the page the browser is on (issue 14).
+browser_page_tools := {"browser_click", "browser_type", "browser_press", "browser_console"}
+
+browser_page := {p} if {
+	input.call.tool in browser_page_tools
+	p := object.get(input.session, ["browser", "page"], "")
+	p != ""
+} else := set()
 
 fact_recipients := {lower(r.address) |
 	some r in input.facts.recipients
@@ -136,6 +146,11 @@ fallback_actions contains action.make("UNKNOWN", {"why": "tool"}) if not known_t
 
 fallback_actions contains action.make("UNKNOWN", {"why": "opaque arguments"}) if input.facts.opaque == true
 
+# A built-in tool called with arguments its schema does not have (or without a required one).
+fallback_actions contains action.make("UNKNOWN", {"why": why}) if {
+	some why in args.whys
+}
+
 # --- derived actions ---------------------------------------------------------------------------
 
 write_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE"}
@@ -182,6 +197,7 @@ path_kinds(p) := shell.sensitive_kinds(p) | {"SELF_MODIFICATION" | count(paths.a
 classes := quick_classes if {
 	not input.facts.opaque
 	not mapping
+	count(args.whys) == 0
 } else := {a.class | some a in actions}
 
 # Calls whose classes need no actions built: a tool whose table entry is a fixed list of

@@ -50,10 +50,10 @@ cases := [
 	{"tool": "search_files", "args": {"pattern": "TODO", "path": "."}, "want": {"READ"}},
 	{"tool": "write_file", "args": {"path": "a.py", "content": "x"}, "facts": {"paths": [path_fact("a.py", "path", "arg", "")]}, "want": {"LOCAL_WRITE"}},
 	{"tool": "write_file", "args": {"path": "~/.hermes/config.yaml", "content": "x"}, "facts": {"paths": [path_fact("~/.hermes/config.yaml", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "SELF_MODIFICATION"}},
-	{"tool": "write_file", "args": {"path": "/opt/hermes/lib/python3.11/site-packages/opafence/x.py"}, "facts": {"paths": [path_fact("/opt/hermes/lib/python3.11/site-packages/opafence/x.py", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "SELF_MODIFICATION"}},
-	{"tool": "write_file", "args": {"path": "~/.ssh/authorized_keys"}, "facts": {"paths": [path_fact("~/.ssh/authorized_keys", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "PERMISSION_CHANGE"}},
-	{"tool": "write_file", "args": {"path": "~/.config/systemd/user/x.service"}, "facts": {"paths": [path_fact("~/.config/systemd/user/x.service", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "EXECUTION"}},
-	{"tool": "write_file", "args": {"path": "/other/profile/x", "cross_profile": true}, "facts": {"paths": [path_fact("/other/profile/x", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "SELF_MODIFICATION"}},
+	{"tool": "write_file", "args": {"path": "/opt/hermes/lib/python3.11/site-packages/opafence/x.py", "content": "x"}, "facts": {"paths": [path_fact("/opt/hermes/lib/python3.11/site-packages/opafence/x.py", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "SELF_MODIFICATION"}},
+	{"tool": "write_file", "args": {"path": "~/.ssh/authorized_keys", "content": "x"}, "facts": {"paths": [path_fact("~/.ssh/authorized_keys", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "PERMISSION_CHANGE"}},
+	{"tool": "write_file", "args": {"path": "~/.config/systemd/user/x.service", "content": "x"}, "facts": {"paths": [path_fact("~/.config/systemd/user/x.service", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "EXECUTION"}},
+	{"tool": "write_file", "args": {"path": "/other/profile/x", "content": "x", "cross_profile": true}, "facts": {"paths": [path_fact("/other/profile/x", "path", "arg", "")]}, "want": {"LOCAL_WRITE", "SELF_MODIFICATION"}},
 	{"tool": "patch", "args": {"mode": "replace", "path": "a.py", "old_string": "a", "new_string": "b"}, "facts": {"paths": [path_fact("a.py", "path", "arg", "")]}, "want": {"LOCAL_WRITE"}},
 	{"tool": "patch", "args": {"path": "a.py"}, "facts": {"paths": [path_fact("a.py", "path", "arg", "")]}, "want": {"LOCAL_WRITE"}},
 	{"tool": "patch", "args": {"mode": "patch", "patch": "*** Begin Patch"}, "facts": {"paths": [path_fact("a.py", "patch", "patch", "update"), path_fact("b.py", "patch", "patch", "add")]}, "want": {"LOCAL_WRITE"}},
@@ -93,8 +93,8 @@ cases := [
 	{"tool": "browser_cdp", "args": {"method": "Frobnicator.go"}, "want": {"UNKNOWN"}},
 	{"tool": "browser_cdp", "args": {}, "want": {"UNKNOWN"}},
 	# media
-	{"tool": "vision_analyze", "args": {"image_url": "/ws/shot.png"}, "facts": {"paths": [path_fact("/ws/shot.png", "image_url", "arg", "")]}, "want": {"READ"}},
-	{"tool": "video_analyze", "args": {"video_url": "https://v.example/a.mp4"}, "want": {"READ"}},
+	{"tool": "vision_analyze", "args": {"image_url": "/ws/shot.png", "question": "q"}, "facts": {"paths": [path_fact("/ws/shot.png", "image_url", "arg", "")]}, "want": {"READ"}},
+	{"tool": "video_analyze", "args": {"video_url": "https://v.example/a.mp4", "question": "q"}, "want": {"READ"}},
 	{"tool": "image_generate", "args": {"prompt": "a cat"}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "video_generate", "args": {"prompt": "a cat"}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "xai_video_edit", "args": {"prompt": "x", "video_url": "u"}, "want": {"EXTERNAL_WRITE"}},
@@ -201,7 +201,7 @@ cases := [
 	{"tool": "kanban_block", "args": {"task_id": "k1", "reason": "x"}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "kanban_unblock", "args": {"task_id": "k1"}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "kanban_link", "args": {"parent_id": "a", "child_id": "b"}, "want": {"EXTERNAL_WRITE"}},
-	{"tool": "kanban_attach", "args": {"task_id": "k1", "filename": "f"}, "want": {"EXTERNAL_WRITE"}},
+	{"tool": "kanban_attach", "args": {"task_id": "k1", "filename": "f", "content_base64": "eA=="}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "kanban_attach_url", "args": {"task_id": "k1", "url": "https://x.example"}, "want": {"EXTERNAL_WRITE"}},
 	# spotify
 	{"tool": "spotify_search", "args": {"query": "x"}, "want": {"READ"}},
@@ -209,9 +209,9 @@ cases := [
 	{"tool": "spotify_albums", "args": {"action": "tracks"}, "want": {"READ"}},
 	{"tool": "spotify_devices", "args": {"action": "list"}, "want": {"READ"}},
 	{"tool": "spotify_devices", "args": {"action": "transfer", "device_id": "d"}, "want": {"EXTERNAL_WRITE"}},
-	{"tool": "spotify_library", "args": {"action": "list"}, "want": {"READ"}},
-	{"tool": "spotify_library", "args": {"action": "save"}, "want": {"EXTERNAL_WRITE"}},
-	{"tool": "spotify_library", "args": {"action": "remove"}, "want": {"EXTERNAL_WRITE"}},
+	{"tool": "spotify_library", "args": {"action": "list", "kind": "tracks"}, "want": {"READ"}},
+	{"tool": "spotify_library", "args": {"action": "save", "kind": "tracks"}, "want": {"EXTERNAL_WRITE"}},
+	{"tool": "spotify_library", "args": {"action": "remove", "kind": "tracks"}, "want": {"EXTERNAL_WRITE"}},
 	{"tool": "spotify_playback", "args": {"action": "get_state"}, "want": {"READ"}},
 	{"tool": "spotify_playback", "args": {"action": "get_currently_playing"}, "want": {"READ"}},
 	{"tool": "spotify_playback", "args": {"action": "recently_played"}, "want": {"READ"}},
@@ -324,7 +324,7 @@ test_config_mapping_targets_come_from_facts if {
 
 # --- what the task module reads -------------------------------------------------------------------
 
-write_input(p) := call_input("write_file", {"path": p}, {"paths": [path_fact(p, "path", "arg", "")]})
+write_input(p) := call_input("write_file", {"path": p, "content": "x"}, {"paths": [path_fact(p, "path", "arg", "")]})
 
 test_workspace_and_outside_writes if {
 	classify.workspace_writes == {"/ws/a.py"} with input as write_input("/ws/a.py")
@@ -359,7 +359,7 @@ test_long_phrases_are_cut if {
 
 test_unknown_why if {
 	classify.unknown_why == {"tool"} with input as row_input({"tool": "mystery", "args": {}})
-	classify.unknown_why == {"skill_manage with an unknown action"} with input as row_input({"tool": "skill_manage", "args": {"action": "x"}})
+	classify.unknown_why == {"skill_manage with an unknown action"} with input as row_input({"tool": "skill_manage", "args": {"action": "x", "name": "n"}})
 }
 
 test_protected_paths_from_config if {

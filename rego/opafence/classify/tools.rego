@@ -93,9 +93,18 @@ plain_code if {
 	count(object.get(input.facts, ["shell", "commands"], [])) == 0
 	not object.get(input.facts, ["shell", "opaque"], false)
 	not code_runs_command
-	every p in code_paths({"write", "append", "delete"}) {
+	every p in code_unread_paths {
 		paths.under_any(p, workspace)
 	}
+}
+
+# Every path the code names for anything but reading, the op unknown included (a library call the
+# facts cannot tell, such as DataFrame.to_csv, may write there).
+code_unread_paths := {p.path |
+	some p in input.facts.paths
+	p.via == "code"
+	p.op != "read"
+	object.get(p, "path", "") != ""
 }
 
 code_runs_command if {
@@ -230,10 +239,16 @@ console_evaluates if {
 	trim_space(input.call.args.expression) != ""
 }
 
-tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script"}) if {
+tool_actions contains action.make("EXECUTION", {"egress": true, "why": "page script", "caps": console_caps}) if {
 	input.call.tool == "browser_console"
 	console_evaluates
 }
+
+# Reading the page's title (document.title, logged or not) is all a page_title grant covers.
+console_caps := {"page_title"} if {
+	regex.match(`^\s*(console\.log\(\s*)?document\.title\s*\)?\s*;?\s*$`, input.call.args.expression)
+	count(regex.find_n(`\(`, input.call.args.expression, -1)) == count(regex.find_n(`\)`, input.call.args.expression, -1))
+} else := set()
 
 tool_actions contains action.make("READ", {}) if {
 	input.call.tool == "browser_console"
@@ -286,9 +301,24 @@ cron_classes := cs if {
 	cs := data.opafence.classify.cron_actions[cron_action]
 } else := ["UNKNOWN"]
 
-tool_actions contains action.make(c, {"why": cron_why(c)}) if {
+tool_actions contains action.make(c, {"why": cron_why(c), "caps": cron_caps}) if {
 	input.call.tool == "cronjob"
 	some c in cron_classes
+}
+
+# A job the owner dictated (issue 14): a schedule grant covers the prompt and the schedule, never a
+# script, a script-only job, other toolsets, another working directory or context pulled in.
+cron_caps := {"schedule"} if {
+	cron_action in {"create", "update", "pause", "resume"}
+	not cron_extras
+} else := set()
+
+cron_extra_args := {"script", "no_agent", "enabled_toolsets", "workdir", "context_from", "skills", "model"}
+
+cron_extras if {
+	some k in cron_extra_args
+	v := input.call.args[k]
+	not v in {null, false, ""}
 }
 
 cron_why("UNKNOWN") := concat("", ["cronjob action ", cron_action])

@@ -55,6 +55,19 @@ project("recipients", recipients) := [object.filter(r, recipient_keys) | some r 
 
 project("code", code) := object.filter(code, code_keys)
 
+# Provenance keeps what kind of target came from which call, never the value itself (a
+# command line or an account number would be contents).
+project("provenance", prov) := {
+	"lossy": object.get(prov, "lossy", false),
+	"targets": [object.union(object.filter(t, {"kind", "arg", "user", "untrusted"}), source_of(t)) |
+		some t in object.get(prov, "targets", [])
+	],
+}
+
+source_of(t) := {"source": object.filter(t.source, {"tool", "call", "labels"})} if t.source
+
+else := {}
+
 project("shell", shell) := object.union(
 	object.filter(shell, {"opaque", "opaque_reasons"}),
 	{"commands": [command(c) | some c in shell.commands]},

@@ -18,6 +18,17 @@ test_args_become_type_and_size if {
 # Each case: a facts object, and the masked facts it must become (contents gone, targets kept).
 facts_cases := [
 	{
+		"note": "provenance keeps kinds and sources, never the values",
+		"facts": {"provenance": {"lossy": false, "why": "", "targets": [
+			{"kind": "iban", "value": "DE89370400440532013000", "arg": "iban", "user": false, "untrusted": true, "source": {"tool": "mcp__gmail__read_email", "call": 2, "labels": ["mail"], "path": "bill.txt"}},
+			{"kind": "email", "value": "j@x.io", "arg": "to", "user": true, "untrusted": false},
+		]}},
+		"want": {"provenance": {"lossy": false, "targets": [
+			{"kind": "iban", "arg": "iban", "user": false, "untrusted": true, "source": {"tool": "mcp__gmail__read_email", "call": 2, "labels": ["mail"]}},
+			{"kind": "email", "arg": "to", "user": true, "untrusted": false},
+		]}},
+	},
+	{
 		"note": "word tokens are contents",
 		"facts": {"words": ["secret", "plan"], "content_bytes": 11, "opaque": false},
 		"want": {"content_bytes": 11, "opaque": false},

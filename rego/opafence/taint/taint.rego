@@ -20,6 +20,7 @@ package opafence.taint
 import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.lib.reason
+import data.opafence.settings
 import data.opafence.task
 
 # --- is the session tainted? -----------------------------------------------------------------
@@ -502,6 +503,8 @@ specific if skill_change
 
 specific if count(config_changes) > 0
 
+# Strict mode keeps the blanket block; elsewhere an injected target is caught by its provenance
+# (rego/opafence/provenance) and the rest outside the grants is the task's (ask or block).
 # METADATA
 # title: TAINT_UNAUTHORIZED
 # description: >-
@@ -512,6 +515,7 @@ specific if count(config_changes) > 0
 #   fix: Stay within the recipients, domains and paths the user named; ask them in their own words to widen the task.
 deny contains reason.render(rego.metadata.rule(), {"sources": sources, "class": c}) if {
 	tainted
+	settings.mode == "strict"
 	not specific
 	some c in classify.classes
 	c in consequential

@@ -98,10 +98,10 @@ cases := [
 	{"name": "untainted procedure", "input": mem({"action": "add", "content": "Always run make lint first"}), "classes": ["MEMORY_WRITE"], "authorized": ["READ", "MEMORY_WRITE"], "want": {}},
 	# --- consequential actions outside the grant ------------------------------------------
 	{
-		"name": "tainted email out of bounds",
+		"name": "tainted email out of bounds is the task's and provenance's (not a blanket block)",
 		"input": t(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {})),
 		"classes": ["COMMUNICATION"], "authorized": ["READ"],
-		"want": block("TAINT_UNAUTHORIZED"),
+		"want": {},
 	},
 	{
 		"name": "tainted email within grant",
@@ -110,7 +110,7 @@ cases := [
 		"want": {},
 	},
 	{"name": "tainted unknown tool is the task's (it asks or blocks there)", "input": t(f.call("mcp__crm__frobnicate", {}, {})), "classes": ["UNKNOWN"], "authorized": ["READ"], "want": {}},
-	{"name": "tainted publish", "input": t(f.call("mcp__notion__create_page", {}, {})), "classes": ["EXTERNAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
+	{"name": "tainted publish is the task's (it asks)", "input": t(f.call("mcp__notion__create_page", {}, {})), "classes": ["EXTERNAL_WRITE"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted read", "input": t(f.read_file("README.md")), "classes": ["READ"], "authorized": ["READ"], "want": {}},
 	{"name": "tainted unauthorized local write asks via task", "input": t(f.write_file("notes.md")), "classes": ["LOCAL_WRITE"], "authorized": ["READ"], "want": {}},
 	{"name": "untrusted flag without sources", "input": f.with_session(one(["make"]), object.union(f.session, {"taint": {"untrusted": true, "sources": []}})), "classes": ["EXECUTION"], "authorized": ["READ"], "want": block("TAINT_EXECUTION")},
@@ -139,13 +139,13 @@ cases := [
 			],
 		})),
 		"classes": ["COMMUNICATION"], "authorized": ["READ"],
-		"want": block("TAINT_UNAUTHORIZED"),
+		"want": {},
 	},
 	{
 		"name": "mcp source without history to judge it",
 		"input": f.with_session(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), object.union(f.session, {"taint": {"untrusted": true, "sources": ["mcp"], "secret_read": false}})),
 		"classes": ["COMMUNICATION"], "authorized": ["READ"],
-		"want": block("TAINT_UNAUTHORIZED"),
+		"want": {},
 	},
 	{
 		"name": "a web page besides an MCP send taints",
@@ -154,7 +154,7 @@ cases := [
 			"history": [{"tool": "mcp__gmail__send_email", "verdict": "allow", "classes": ["COMMUNICATION"], "untrusted": true}],
 		})),
 		"classes": ["COMMUNICATION"], "authorized": ["READ"],
-		"want": block("TAINT_UNAUTHORIZED"),
+		"want": {},
 	},
 	# --- the local network and sub-agents ---------------------------------------------------
 	{"name": "tainted GET of a loopback admin page", "input": t(urls(f.call("web_extract", {"urls": ["x"]}, {}), [local("127.0.0.1", true, true)])), "classes": ["READ"], "authorized": ["READ"], "want": {"ask": ["TAINT_LOCAL_NETWORK"]}},
@@ -246,4 +246,22 @@ test_message_names_sources if {
 		with data.opafence.task.authorized as {"READ"}
 	some r in rs
 	contains(r.message, "email, web")
+}
+
+# Strict mode keeps the blanket block of consequential actions outside the grants.
+strict_cases := [
+	{"name": "strict: tainted email outside the grants", "input": t(f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {})), "classes": ["COMMUNICATION"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
+	{"name": "strict: tainted publish", "input": t(f.call("mcp__notion__create_page", {}, {})), "classes": ["EXTERNAL_WRITE"], "authorized": ["READ"], "want": block("TAINT_UNAUTHORIZED")},
+	{"name": "strict: tainted email within grant", "input": t(f.call("mcp__gmail__send_email", {"to": "john@example.com"}, {})), "classes": ["COMMUNICATION"], "authorized": ["READ", "COMMUNICATION"], "want": {}},
+	{"name": "strict: untainted email", "input": f.call("mcp__gmail__send_email", {"to": "eve@evil.test"}, {}), "classes": ["COMMUNICATION"], "authorized": ["READ"], "want": {}},
+]
+
+test_strict_keeps_the_blanket_block if {
+	fails := [sprintf("%s: got %v want %v", [c.name, r, f.want(c)]) |
+		some c in strict_cases
+		r := got(c) with data.config.mode as "strict"
+		r != f.want(c)
+	]
+	print(fails)
+	fails == []
 }

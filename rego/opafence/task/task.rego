@@ -15,6 +15,7 @@
 package opafence.task
 
 import data.opafence.classify
+import data.opafence.classify.args
 import data.opafence.lib.grants
 import data.opafence.lib.paths
 import data.opafence.lib.reason
@@ -48,6 +49,7 @@ ctx := {
 	"workspace": classify.workspace,
 	"cwd": object.get(input.host, "cwd", ""),
 	"tool": input.call.tool,
+	"args": object.get(input.call, "args", {}),
 	"commands": object.get(input.facts, ["shell", "commands"], []),
 	"moved": moves,
 	"run_dirs": run_dirs,
@@ -350,6 +352,46 @@ deny contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.
 	c in blocking_classes
 	not read_only
 	not c in prohibited_classes
+	not unbound_request(c)
+}
+
+# METADATA
+# title: requested
+# description: |
+#   The kinds of action the owner asked for without binding their target ("delete the largest
+#   file", "pay the bill in bill.txt"): they ask, never block.
+requested contains r.class if {
+	some r in object.get(policy, "requests", [])
+}
+
+# METADATA
+# title: REQUESTED_UNBOUND
+# description: "You asked for this kind of action, but your words do not name its target: {{.what}}."
+# custom:
+#   code: REQUESTED_UNBOUND
+#   fix: Approve it if this is the target you meant.
+ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase[c]}) if {
+	some c in unauthorized
+	c in blocking_classes
+	not read_only
+	not c in prohibited_classes
+	unbound_request(c)
+}
+
+# METADATA
+# title: unbound_request
+# description: |
+#   An action of a requested class whose targets are known and none of them hidden (a
+#   dot-directory such as ~/.ssh or ~/.hermes is configuration, never an unbound target of
+#   "clean up" or "delete the largest file").
+unbound_request(c) if {
+	c in requested
+	every a in classify.actions_by_class[c] {
+		not a.open
+		every p in a.paths {
+			not contains(p, "/.")
+		}
+	}
 }
 
 # METADATA
@@ -373,6 +415,7 @@ ask contains reason.render(rego.metadata.rule(), {"class": c, "what": classify.p
 deny contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 	"UNKNOWN" in unauthorized
 	settings.mode == "strict"
+	count(_other_unknowns) > 0
 }
 
 # METADATA
@@ -384,9 +427,39 @@ deny contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 ask contains reason.render(rego.metadata.rule(), {"why": unknown_why}) if {
 	"UNKNOWN" in unauthorized
 	settings.mode != "strict"
+	count(_other_unknowns) > 0
 }
 
-unknown_why := concat(", ", sort(classify.unknown_why))
+# Why the call is UNKNOWN, argument problems of a built-in tool left to UNKNOWN_ARGUMENTS.
+_other_unknowns := classify.unknown_why - args.whys
+
+unknown_why := concat(", ", sort(_other_unknowns))
+
+# METADATA
+# title: UNKNOWN_ARGUMENTS_STRICT
+# description: "opafence cannot tell what this call does: {{.why}}. Strict mode blocks what it cannot classify."
+# custom:
+#   code: UNKNOWN_ARGUMENTS
+#   fix: Call the tool with the argument names its schema defines (a misspelled key is never guessed).
+deny contains reason.render(rego.metadata.rule(), {"why": args_why}) if {
+	"UNKNOWN" in unauthorized
+	settings.mode == "strict"
+	args_why != ""
+}
+
+# METADATA
+# title: UNKNOWN_ARGUMENTS_ASK
+# description: "opafence cannot tell what this call does: {{.why}}. So the user is asked before it runs."
+# custom:
+#   code: UNKNOWN_ARGUMENTS
+#   fix: Call the tool with the argument names its schema defines (a misspelled key is never guessed).
+ask contains reason.render(rego.metadata.rule(), {"why": args_why}) if {
+	"UNKNOWN" in unauthorized
+	settings.mode != "strict"
+	args_why != ""
+}
+
+args_why := concat("; ", sort(args.whys))
 
 # METADATA
 # title: FINANCIAL_CONFIRM

@@ -13,6 +13,7 @@ import data.opafence.testing.recipient
 import data.opafence.testing.redirect
 import data.opafence.testing.report
 import data.opafence.testing.run_literal
+import data.opafence.testing.session as test_session
 import data.opafence.testing.shell_input
 import data.opafence.testing.task as policy_of
 import data.opafence.testing.unattended_host
@@ -86,7 +87,31 @@ pay := grants([grant("g1", "FINANCIAL", {"capability": "pay"})])
 
 chmod_run := grants([grant("g1", "PERMISSION_CHANGE", {"capability": "chmod", "paths": ["/ws/run.sh"]})])
 
-remember := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember"})])
+remember := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember", "words": ["remember", "x"]})])
+
+remember_no_words := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember"})])
+
+remember_tabs := grants([grant("g1", "MEMORY_WRITE", {"capability": "remember", "words": ["remember", "that", "i", "prefer", "tabs"]})])
+
+skill_weekly := grants([grant("g1", "MEMORY_WRITE", {"capability": "skill", "words": ["create", "a", "skill", "called", "weekly", "report"]})])
+
+browse_shop := grants([grant("g1", "EXTERNAL_WRITE", {"capability": "browse", "domains": ["shop.example.com"], "words": ["fill", "the", "form", "with", "dana", "smith"]})])
+
+run_code := grants([
+	grant("g1", "EXECUTION", {"capability": "run_code"}),
+	grant("g2", "LOCAL_WRITE", {"capability": "run_code", "workspace": true}),
+])
+
+code_call(code, ps) := call_input("execute_code", {"code": "x"}, {
+	"code": object.union({"language": "python", "opaque": false, "opaque_reasons": [], "imports": [], "calls": [], "tool_calls": [], "network": false}, code),
+	"paths": ps,
+})
+
+page_title := grants([grant("g1", "EXECUTION", {"capability": "page_title"})])
+
+on_page(tool, args, page) := object.union(call_input(tool, args, {}), {"session": object.union(test_session, {"browser": {"page": page}})})
+
+job_plants := grants([grant("g1", "EXECUTION", {"capability": "schedule", "words": ["remind", "me", "daily", "to", "water", "the", "plants"]})])
 
 install := grants([grant("g1", "EXECUTION", {"capability": "install", "packages": ["requests"]})])
 
@@ -187,6 +212,8 @@ cases := [
 	{"name": "git branch -D", "in": sh([["git", "branch", "-D", "wip"]]), "task": commit, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	# A branch goes only by a grant for that branch (issue 14), never by one for emails or records.
 	{"name": "delete grant without paths no longer covers a branch", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_unnamed, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a commit grant never changes a remote", "in": sh([["git", "remote", "set-url", "origin", "https://evil.example/x.git"]]), "task": commit, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a commit grant never adds a remote", "in": sh([["git", "remote", "add", "x", "https://evil.example/x.git"]]), "task": commit, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "branch grant covers its safe delete", "in": sh([["git", "branch", "-d", "wip"]]), "task": delete_wip, "want": "allow", "codes": set()},
 	{"name": "branch grant never covers a forced delete", "in": sh([["git", "branch", "-D", "wip"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "branch grant never covers another branch", "in": sh([["git", "branch", "-d", "main"]]), "task": delete_wip, "want": "block", "codes": {"NOT_AUTHORIZED"}},
@@ -307,6 +334,37 @@ cases := [
 	{"name": "chmod another file", "in": sh([["chmod", "777", "/etc/passwd"]]), "task": chmod_run, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "memory without grant", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "remember", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": remember, "want": "allow", "codes": set()},
+	# A note, a skill, a job: only in the words the owner dictated (issue 14).
+	{"name": "remember another note", "in": call_input("memory", {"action": "add", "content": "y is fine"}, {}), "task": remember, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "remember without words covers nothing", "in": call_input("memory", {"action": "add", "content": "x"}, {}), "task": remember_no_words, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "the user's note, rephrased", "in": call_input("memory", {"action": "add", "content": "User prefers tabs."}, {}), "task": remember_tabs, "want": "allow", "codes": set()},
+	{"name": "a note with more than was said", "in": call_input("memory", {"action": "add", "content": "User prefers tabs and pushes to main."}, {}), "task": remember_tabs, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "skill named by the user", "in": call_input("skill_manage", {"action": "create", "name": "weekly-report", "content": "x"}, {}), "task": skill_weekly, "want": "allow", "codes": set()},
+	{"name": "another skill", "in": call_input("skill_manage", {"action": "create", "name": "deploy-prod", "content": "x"}, {}), "task": skill_weekly, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "skill deleted", "in": call_input("skill_manage", {"action": "delete", "name": "weekly-report"}, {}), "task": skill_weekly, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "job with the user's prompt", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *"}, {}), "task": job_plants, "want": "allow", "codes": set()},
+	{"name": "job with another prompt", "in": call_input("cronjob", {"action": "create", "prompt": "delete my files", "schedule": "0 9 * * *"}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "job with a script", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *", "script": "x.sh"}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	# The browser on the page the owner named; the console only for the page's title.
+	{"name": "click on the named page", "in": on_page("browser_click", {"ref": "@e1"}, "shop.example.com"), "task": browse_shop, "want": "allow", "codes": set()},
+	{"name": "click on another page", "in": on_page("browser_click", {"ref": "@e1"}, "evil.example.net"), "task": browse_shop, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "click on a page not known", "in": call_input("browser_click", {"ref": "@e1"}, {}), "task": browse_shop, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "type the words said", "in": on_page("browser_type", {"ref": "@e2", "text": "Dana Smith"}, "shop.example.com"), "task": browse_shop, "want": "allow", "codes": set()},
+	{"name": "type other words", "in": on_page("browser_type", {"ref": "@e2", "text": "my password"}, "shop.example.com"), "task": browse_shop, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a dialog is not a click", "in": on_page("browser_dialog", {"action": "accept"}, "shop.example.com"), "task": browse_shop, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "read the title", "in": call_input("browser_console", {"expression": "document.title"}, {}), "task": page_title, "want": "allow", "codes": set()},
+	{"name": "log the title", "in": call_input("browser_console", {"expression": "console.log(document.title)"}, {}), "task": page_title, "want": "allow", "codes": set()},
+	{"name": "read the cookies", "in": call_input("browser_console", {"expression": "document.cookie"}, {}), "task": page_title, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "title then more", "in": call_input("browser_console", {"expression": "document.title; fetch('/x')"}, {}), "task": page_title, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	# execute_code for a computation: no command, no network, no evaluation, writes in the workspace only.
+	{"name": "plain code", "in": code_call({"calls": ["print"]}, []), "task": run_code, "want": "allow", "codes": set()},
+	{"name": "plain code writing in the workspace", "in": code_call({"calls": ["open"]}, [path_fact("/ws/chart.png", "code", "code", "write")]), "task": run_code, "want": "allow", "codes": set()},
+	{"name": "code writing outside the workspace", "in": code_call({"calls": ["open"]}, [path_fact("/tmp/out.txt", "code", "code", "write")]), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "code naming a path outside the workspace", "in": code_call({"calls": ["pandas.DataFrame.to_csv"]}, [path_fact("/etc/x.csv", "code", "code", "")]), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "code on the network", "in": code_call({"network": true, "calls": ["urllib.request.urlopen"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "code running a command", "in": code_call({"calls": ["os.system"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "opaque code", "in": code_call({"opaque": true, "calls": ["eval"]}, []), "task": run_code, "want": "ask", "codes": {"NOT_AUTHORIZED", "UNKNOWN_TOOL"}},
+	{"name": "job with toolsets", "in": call_input("cronjob", {"action": "create", "prompt": "water the plants", "schedule": "0 9 * * *", "enabled_toolsets": ["terminal"]}, {}), "task": job_plants, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "remember is not a skill", "in": call_input("skill_manage", {"action": "create", "name": "x"}, {}), "task": remember, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "write into Hermes' home", "in": write("/home/u/.hermes/config.yaml"), "task": hermes_edit, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "self-modification granted by path", "in": write("/home/u/.hermes/SOUL.md"), "task": hermes_selfmod, "want": "allow", "codes": set()},

@@ -1,0 +1,194 @@
+"""The values a task has seen, as keyed hashes with where they first came in.
+
+One ValueLedger per task, kept in its SessionFacts (so persisted and expired with it), only
+touched under the plugin store's lock. Values are HMAC-SHA256 digests under a key of the
+state directory (replay: a key per run), so the task file never holds an address or account
+in the clear. Rego is sent only the records of the call's own targets (`facts.provenance`).
+
+Once untrusted, a value stays untrusted. When recording fails, a result was cut short or the
+bound evicted anything, the ledger is `lossy`: from then on Rego counts every target that is
+not in the owner's words as untrusted (fail-closed)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from opafence.provenance import values as v
+from opafence.provenance.targets import Target
+
+DEFAULT_MAX_VALUES = 50_000
+MAX_SOURCES = 4096
+DIGEST_BYTES = 16
+
+# The words of a tool's name that say what kind of source it is (for delegations: "the
+# address is in her email", "the IBAN in bill.txt", "the people in the meeting notes").
+_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(rx))
+    for label, rx in (
+        ("mail", r"mail|gmail|outlook|inbox|imap|message|thread"),
+        ("calendar", r"calendar|event|meeting|invite"),
+        ("chat", r"slack|discord|teams|chat|channel|telegram|whatsapp|signal|dm|matrix|message"),
+        (
+            "file",
+            r"read_file|search_files|file|drive|doc|document|notion|sheet|pdf|note|dropbox|onedrive|box",
+        ),
+        ("web", r"web|browser|x_search|http|fetch|url|page"),
+        ("contacts", r"contact|people|directory|address_book|crm"),
+        ("payments", r"bank|pay|invoice|bill|stripe|paypal|wise|ledger"),
+        ("booking", r"book|booking|hotel|flight|travel|reserv|airbnb|trip"),
+        ("subagent", r"delegate_task"),
+        ("history", r"session_search"),
+    )
+)
+
+
+def source_labels(tool: str, ingests: Iterable[str]) -> list[str]:
+    low = tool.lower()
+    labels = set(ingests)
+    for label, rx in _LABELS:
+        if rx.search(low):
+            labels.add(label)
+    return sorted(labels)
+
+
+def new_key() -> bytes:
+    return os.urandom(32)
+
+
+@dataclass
+class ValueLedger:
+    key: bytes = field(default_factory=new_key, repr=False)
+    max_values: int = DEFAULT_MAX_VALUES
+    # digest -> index into sources of the first untrusted content that held it
+    untrusted: OrderedDict[str, int] = field(default_factory=OrderedDict)
+    user: set[str] = field(default_factory=set)  # digests of values in the owner's words
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    lossy: bool = False
+    lossy_why: str = ""
+    calls: int = 0  # calls decided in this task (a source's "call N")
+
+    def digest(self, kind: str, value: str) -> str:
+        mac = hmac.new(self.key, f"{kind}\x00{value}".encode(), hashlib.sha256)
+        return mac.hexdigest()[: DIGEST_BYTES * 2]
+
+    def mark_lossy(self, why: str) -> None:
+        if not self.lossy:
+            self.lossy, self.lossy_why = True, why
+
+    def next_call(self) -> int:
+        self.calls += 1
+        return self.calls
+
+    # --- recording ----------------------------------------------------------------------
+
+    def add_user(self, found: Iterable[v.Value]) -> None:
+        """Values of the owner's own words (or configured identity): never untrusted."""
+        for kind, value in found:
+            self.user.add(self.digest(kind, value))
+
+    def add_untrusted(self, found: Iterable[v.Value], source: Mapping[str, Any]) -> int:
+        """Record values of untrusted content from one source; returns how many were new."""
+        if len(self.sources) >= MAX_SOURCES:
+            self.mark_lossy("too many sources")
+            index = len(self.sources) - 1
+        else:
+            self.sources.append(dict(source))
+            index = len(self.sources) - 1
+        new = 0
+        for kind, value in found:
+            d = self.digest(kind, value)
+            if d in self.untrusted:
+                continue  # the first source stays the one shown
+            self.untrusted[d] = index
+            new += 1
+        while len(self.untrusted) > self.max_values:
+            self.untrusted.popitem(last=False)
+            self.mark_lossy(f"more than {self.max_values} values")
+        return new
+
+    def record_result(
+        self, tool: str, call: int, result: Any, ingests: Sequence[str], home: str = "", path: str = ""
+    ) -> None:
+        """One tool result of untrusted content. Never raises: a failure makes the ledger lossy."""
+        try:
+            found, truncated = v.extract(result, home)
+            if truncated:
+                self.mark_lossy(f"the result of {tool} (call {call}) was too large to read whole")
+            source = {"tool": tool, "call": call, "labels": source_labels(tool, ingests), "path": path}
+            self.add_untrusted(found, source)
+        except Exception as e:  # recording must fail closed, never open
+            self.mark_lossy(f"recording the result of {tool} failed ({type(e).__name__})")
+
+    # --- matching -----------------------------------------------------------------------
+
+    def match(self, targets: Sequence[Target]) -> dict[str, Any]:
+        """facts.provenance: the call's targets, each with whether it is the owner's and where
+        it first came in as untrusted content."""
+        out: list[dict[str, Any]] = []
+        for t in targets:
+            d = self.digest(t["kind"], t["value"])
+            rec: dict[str, Any] = {**t, "user": d in self.user, "untrusted": False}
+            i = self.untrusted.get(d)
+            if i is not None:
+                rec["untrusted"] = True
+                src: dict[str, Any] = self.sources[i] if 0 <= i < len(self.sources) else {}
+                rec["source"] = {
+                    "tool": str(src.get("tool", "")),
+                    "call": int(src.get("call", 0)),
+                    "labels": list(src.get("labels", [])),
+                    "path": str(src.get("path", "")),
+                    "message": int(src.get("message", 0)),
+                }
+            out.append(rec)
+        return {"lossy": self.lossy, "why": self.lossy_why, "targets": out}
+
+    # --- persistence (with the session facts) -------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "untrusted": [[d, i] for d, i in self.untrusted.items()],
+            "user": sorted(self.user),
+            "sources": self.sources,
+            "lossy": self.lossy,
+            "lossy_why": self.lossy_why,
+            "calls": self.calls,
+            "check": self.digest("check", ""),
+        }
+
+    @staticmethod
+    def from_json(
+        raw: Mapping[str, Any] | None, key: bytes, max_values: int = DEFAULT_MAX_VALUES
+    ) -> ValueLedger:
+        led = ValueLedger(key=key, max_values=max_values)
+        if raw is None:
+            return led
+        led.untrusted = OrderedDict((str(d), int(i)) for d, i in raw.get("untrusted", []))
+        led.user = {str(d) for d in raw.get("user", [])}
+        led.sources = [dict(s) for s in raw.get("sources", [])]
+        led.lossy = bool(raw.get("lossy", False))
+        led.lossy_why = str(raw.get("lossy_why", ""))
+        led.calls = int(raw.get("calls", 0))
+        if raw.get("check") != led.digest("check", ""):
+            # Hashed under another key: nothing recorded can be matched any more.
+            led.mark_lossy("the values were recorded under another key")
+        return led
+
+    def summary(self) -> dict[str, Any]:
+        """What `opafence facts` shows of a session: counts and sources, never the values."""
+        per_source: dict[int, int] = {}
+        for i in self.untrusted.values():
+            per_source[i] = per_source.get(i, 0) + 1
+        return {
+            "values": len(self.untrusted),
+            "user_values": len(self.user),
+            "lossy": self.lossy,
+            "why": self.lossy_why,
+            "sources": [{**s, "values": per_source.get(i, 0)} for i, s in enumerate(self.sources)],
+        }
