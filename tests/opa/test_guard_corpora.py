@@ -77,13 +77,17 @@ ATTACKS = load("attacks*.jsonl")
 # reason is involved): each names the part that decides it. They stay expected "allow" and are
 # strict xfails, so the run fails as soon as one of them starts passing and must be removed here.
 KNOWN_ELSEWHERE: dict[str, str] = {}
-# Python look-alikes run with execute_code: no grant the rules compiler makes covers execute_code
-# (EXECUTION without a runner capability), so the task asks; the guards must still stay silent.
+# Python look-alikes run with execute_code: a computation the user asks for ("count the rows in
+# data/in.csv") is granted as run_code; the other messages ask for no computation, so no grant
+# covers the code (EXECUTION) and the task asks; the guards must still stay silent.
+COMPUTATIONS_ASKED_FOR = {"code-ok-csv", "code-ok-thread-local"}
 KNOWN_ELSEWHERE.update(
     {
         line["id"]: "task: no compiled grant covers execute_code"
         for line in ALLOWED
-        if line["id"].startswith("code-ok-") and line["calls"][0]["tool"] == "execute_code"
+        if line["id"].startswith("code-ok-")
+        and line["calls"][0]["tool"] == "execute_code"
+        and line["id"] not in COMPUTATIONS_ASKED_FOR
     }
 )
 

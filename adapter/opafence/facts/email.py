@@ -40,6 +40,8 @@ _RECIPIENT_FIELDS = frozenset(
         "bcc",
         "recipient",
         "recipients",
+        "receiver",
+        "receivers",
         "reply_to",
         "replyto",
         "reply-to",

@@ -25,7 +25,7 @@ from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
-from opafence.hermes import homes, host_flags, ordering
+from opafence.hermes import homes, host_flags, ordering, toolset
 from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, code_dirs, default_workspace
@@ -213,11 +213,14 @@ class Fence:
         assert self.bridge is not None
         try:
             self.bridge.start()
-        except BridgeError as e:
-            self.fail(f"{e.code}: {e.sentence()}")
-            return
         except Exception as e:
-            self.fail(f"{type(e).__name__}: {e}")
+            reason = f"{e.code}: {e.sentence()}" if isinstance(e, BridgeError) else f"{type(e).__name__}: {e}"
+            if self._closed:
+                # Hermes is exiting while OPA starts (close() stopped it): no lockdown to tell.
+                self.error = reason
+                self._ready.set()
+                return
+            self.fail(reason)
             return
         self.error = None
         self._ready.set()
@@ -437,6 +440,9 @@ class Fence:
             rec.messages += 1
             previous = rec.policy if rec.messages > 1 else None
             flags = host_flags.detect()
+            # The tools the model is offered: the last request's, else Hermes' registry.
+            catalogue = toolset.from_snapshot(rec.tools) or toolset.registry_catalogue()
+            rec.tools = toolset.snapshot(catalogue)
             try:
                 policy = compile_message(
                     text,
@@ -446,6 +452,7 @@ class Fence:
                     previous=previous,
                     message_index=rec.messages,
                     config=self.config.compiler,
+                    tools=catalogue,
                 )
             except Exception:
                 log.exception("opafence: compiling the task policy failed; using the read-only fallback")
@@ -471,6 +478,34 @@ class Fence:
                 "read_only": policy.read_only,
             }
         )
+
+    def llm_request(self, request: Any = None, session_id: str = "", **_: Any) -> None:
+        """See the tools the model is offered (never changes the request): the catalogue the
+        next message's grants bind against, and bound tools whose parameters changed since."""
+        try:
+            self._llm_request(request, session_id)
+        except Exception:
+            log.exception("opafence: llm_request failed")
+
+    def _llm_request(self, request: Any, session_id: str) -> None:
+        if self.store is None or not session_id:
+            return
+        seen = toolset.request_catalogue(request)
+        if seen is None:
+            return
+        with self.store._lock:
+            root = self.store.root_session(session_id, "") or session_id
+            rec = self.store.get(root)
+            if rec is None:
+                return
+            changed = toolset.changed_tools(rec.tools, seen)
+            if toolset.drop_changed(rec.policy, changed):
+                rec.policy.revision += 1
+                self._push(rec)
+                log.warning("opafence: tools changed after the grant, no longer covered: %s", sorted(changed))
+            if root == session_id:  # a sub-agent's tools are not its parent's catalogue
+                rec.tools = toolset.snapshot(seen)
+            self.store.save(rec, durable=True)
 
     def pre_tool_call(
         self,

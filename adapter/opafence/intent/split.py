@@ -55,8 +55,9 @@ _CONTENT_NOUNS = (
 _INTRODUCED = re.compile(
     r"\b(?:(?:the\s+)?following|below|this|these|that|here(?:'s|\u2019s|\s+is|\s+are)|attached|pasted|"
     r"forwarded|quoted|their|his|her|the)\b[^.!?\n:]{0,60}?\b(?:" + _CONTENT_NOUNS + r")s?\b"
-    # A URL's scheme colon ("the page on https://...") introduces nothing.
-    r"[^.!?\n:]{0,40}:(?!//)[ \t]*(?=\S|\n)",
+    # A URL's scheme colon ("the page on https://...") and a time ("the review at 11:00")
+    # introduce nothing.
+    r"[^.!?\n:]{0,40}(?<![0-9]):(?!//)[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
