@@ -20,7 +20,7 @@ from opafence.intent.catalogue import Catalogue
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
 from opafence.provenance import note_message, note_result
-from opafence.session import SessionFacts
+from opafence.session import SessionFacts, result_holds_secret
 
 
 @dataclass
@@ -107,6 +107,8 @@ class Judge:
         post_tool_call does."""
         session = state.session
         session.record_execution(judged.tool, judged.facts, judged.decision)
+        if result_holds_secret(result):
+            session.secret_read = True  # key material in the result, as post_tool_call sees it
         if result is not None:
             note_result(
                 session.values,

@@ -28,7 +28,7 @@ from opafence.facts import FactsContext, build_facts
 from opafence.hermes import homes, host_flags, ordering, toolset
 from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
-from opafence.host import Host, canonical, default_workspace
+from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
@@ -37,7 +37,7 @@ from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
 from opafence.provenance.record import describe as describe_targets
-from opafence.session import reads_secret
+from opafence.session import reads_secret, result_holds_secret
 
 if TYPE_CHECKING:
     from opafence.budget.hooks import BudgetHooks
@@ -144,6 +144,7 @@ class Fence:
         self._host_dirs = ("", "")
         self._socket_canonical = ("", "")
         self._home_canonical = ("", "")
+        self._code_dirs: tuple[str, ...] = ()  # the code Hermes runs (host.code_dirs), found once
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -197,6 +198,7 @@ class Fence:
             self.fail("the current directory no longer exists; start Hermes in an existing directory")
             return
         self._host_dirs = (canonical(str(hermes_home())), canonical(str(self.state)))
+        self._code_dirs = code_dirs()
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
@@ -308,6 +310,7 @@ class Fence:
             cwd=self.cwd,
             opa_socket=opa_socket,
             opa_pids=pids,
+            code_dirs=self._code_dirs,
         )
 
     def _home(self) -> str:
@@ -325,8 +328,8 @@ class Fence:
         return self._socket_canonical[1]
 
     def facts_context(self) -> FactsContext:
-        hermes_dir, _ = self._host_dirs
-        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
+        hermes_dir, state = self._host_dirs
+        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir, state_dir=state)
 
     def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
         """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
@@ -724,7 +727,9 @@ class Fence:
         ran = status in ("ok", "error", "")
         with self.store._lock:
             if ran:
-                rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
+                # Key material in the result is a secret read, whatever the path said.
+                held = decided.secret_read or result_holds_secret(result)
+                rec.facts.observe(decided.ingests, secret_read=held)
                 note_result(
                     rec.facts.values, tool, decided.call_no, result, decided.ingests, snap, self._home()
                 )
