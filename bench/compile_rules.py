@@ -2,6 +2,7 @@
 
 Prints p50 / p99 / max per message and messages per second (target: p50 <= 2 ms), in wall time
 and in process CPU time (the CPU figures hold still when other processes load the machine).
+The second block compiles the coverage corpus's messages with their sessions' tools (binding).
 Usage: python bench/compile_rules.py [--rounds N]"""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from opafence.host import Host
 from opafence.intent import compile_message
+from opafence.intent.catalogue import Catalogue, parse_tools
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "intent"
 HOST = Host(home="/home/u", cwd="/home/u/proj", workspace=("/home/u/proj",), hermes_home="/home/u/.hermes")
@@ -30,24 +32,40 @@ def messages() -> list[str]:
     return out
 
 
+def with_tools() -> list[tuple[str, Catalogue | None]]:
+    out: list[tuple[str, Catalogue | None]] = []
+    for f in sorted((DATA / "coverage").glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                case = json.loads(line)
+                out.append((case["user_message"], parse_tools(case["tools"]) if "tools" in case else None))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rounds", type=int, default=20)
     args = ap.parse_args()
-    corpus = messages()
-    for m in corpus:  # warm up caches and imports
-        compile_message(m, task="bench", host=HOST)
+    run("rules compiler", [(m, None) for m in messages()], args.rounds)
+    sessions = with_tools()
+    if sessions:
+        run("rules compiler with the session's tools (coverage corpus)", sessions, args.rounds)
+
+
+def run(title: str, corpus: list[tuple[str, Catalogue | None]], rounds: int) -> None:
+    for m, tools in corpus:  # warm up caches and imports
+        compile_message(m, task="bench", host=HOST, tools=tools)
     times: list[float] = []
     cpu: list[float] = []
     t0 = time.perf_counter()
-    for _ in range(args.rounds):
-        for m in corpus:
+    for _ in range(rounds):
+        for m, tools in corpus:
             start, start_cpu = time.perf_counter_ns(), time.process_time_ns()
-            compile_message(m, task="bench", host=HOST)
+            compile_message(m, task="bench", host=HOST, tools=tools)
             cpu.append((time.process_time_ns() - start_cpu) / 1e6)
             times.append((time.perf_counter_ns() - start) / 1e6)
     wall = time.perf_counter() - t0
-    print(f"rules compiler: {len(corpus)} messages x {args.rounds} rounds = {len(times)} compiles")
+    print(f"{title}: {len(corpus)} messages x {rounds} rounds = {len(times)} compiles")
     for label, xs in (("wall", times), ("cpu ", cpu)):
         xs.sort()
         p50 = statistics.median(xs)

@@ -65,6 +65,7 @@ def build() -> dict[str, Any]:
     classify = load("classify/data.yaml")
     shell = load("classify/shell/data.yaml")
     secrets = load("guards/secrets/data.json")
+    catalogue = load("guards/secrets/catalogue/data.yaml")
     persistence = load("guards/persistence/data.json")
     destruction = load("guards/destruction/data.json")
     taint = load("taint/data.yaml")
@@ -99,12 +100,15 @@ def build() -> dict[str, Any]:
         *secrets["home_secret_dirs"],
         *secrets["home_secret_parents"],
         *secrets["home_secret_tops"],
+        *catalogue["home"],
+        *secrets["catalogue_home_parents"],
         *persistence["home_persistence"],
         *shell["sensitive_home_paths"],
     ]
     dir_tables = [*taint["instruction_dirs"], *taint["exec_dirs"]]
     system_tables = [
         *secrets["system_secret_paths"],
+        *catalogue["system"],
         *persistence["system_persistence"],
         *shell["sensitive_paths"],
     ]
@@ -112,6 +116,7 @@ def build() -> dict[str, Any]:
         *secrets["secret_names"],
         *secrets["hermes_secret_files"],
         *secrets["secret_name_samples"],
+        *catalogue["names"],
         *STARTUP_NAMES,
     }
     # Files the next agent reads as instructions, or that run with the build: guarded when
@@ -126,7 +131,8 @@ def build() -> dict[str, Any]:
     # A path that is, or lies above, a system place or a parent of secrets (a recursive read of
     # it reaches them): every ancestor of each, "/" included.
     above = {"/"}
-    for p in [*system_paths, *(norm(x) for x in secrets["system_secret_parents"])]:
+    parents = [*secrets["system_secret_parents"], *secrets["catalogue_system_parents"]]
+    for p in [*system_paths, *(norm(x) for x in parents)]:
         parts = p.split("/")
         above |= {"/".join(parts[:i]) for i in range(2, len(parts) + 1)}
     # Dot-names need no table: the fast tier leaves every path with a dot-component alone.

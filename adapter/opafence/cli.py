@@ -136,6 +136,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
     config = _load(args)
     host = batch_host(config, unattended=False)
     messages = [sys.stdin.read() if m == "-" else m for m in args.messages]
+    tools = None
+    if args.tools:
+        from opafence.intent.catalogue import parse_tools
+
+        try:
+            entries = json.loads(Path(args.tools).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            print(f"opafence: cannot read --tools: {e}", file=sys.stderr)
+            return 2
+        tools = parse_tools(entries if isinstance(entries, list) else [])
     policy = None
     for index, message in enumerate(messages, start=1):
         compiled = compile_explained(
@@ -146,6 +156,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
             previous=policy,
             message_index=index,
             config=config.compiler,
+            tools=tools,
         )
         policy = compiled.policy
         if args.explain:
@@ -221,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--opa", action="store_true", help="print only the data.tasks entry OPA receives")
     c.add_argument("--task", default="cli", help="the task key (default: cli)")
     c.add_argument("--owner", default="", help="the sender of the messages (default: the CLI user)")
+    c.add_argument(
+        "--tools",
+        help="a JSON file with the session's tools (names, or objects with name and parameters) to bind to",
+    )
     c.add_argument("--config")
     c.set_defaults(func=cmd_compile)
 

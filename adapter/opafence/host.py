@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,33 @@ def canonical(path: str) -> str:
     return os.path.realpath(os.path.expanduser(path)) if path else ""
 
 
+def code_dirs() -> tuple[str, ...]:
+    """The code this process runs, which the agent must not change (self-protection): the
+    Python environment (`sys.prefix`: site-packages, editable finders, .pth files, bin/), the
+    directories Hermes' and opafence's packages load from (an editable install lives outside
+    the prefix) and the Rego opafence loads. `/` and the home directory itself are left out:
+    a prefix that wide protects the package directories instead."""
+    found: list[str] = [sys.prefix]
+    for name in ("hermes_cli", "run_agent", "opafence"):
+        with contextlib.suppress(Exception):
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            if origin:
+                module = Path(origin).resolve()
+                found.append(str(module.parent if module.name == "__init__.py" else module))
+    with contextlib.suppress(Exception):
+        from opafence.rego_files import rego_root
+
+        found.append(str(rego_root().resolve()))
+    home = canonical("~")
+    out: list[str] = []
+    for raw in found:
+        path = canonical(raw)
+        if path and path not in ("/", home) and path not in out:
+            out.append(path)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Host:
     auto_approve: bool = True  # if the bridge cannot tell, it assumes nobody can answer
@@ -38,6 +68,7 @@ class Host:
     cwd: str = field(default_factory=os.getcwd)
     opa_socket: str = ""
     package_dir: str = field(default_factory=lambda: str(Path(__file__).resolve().parent))
+    code_dirs: tuple[str, ...] = field(default_factory=code_dirs)
     other_homes: tuple[str, ...] = ()  # homes besides `home` the tools reach (hermes/homes.py)
     # The managed OPA's process ids (its watchdog and OPA itself); empty for a remote OPA.
     opa_pids: tuple[int, ...] = ()
@@ -54,6 +85,7 @@ class Host:
             "cwd": self.cwd,
             "opa_socket": self.opa_socket,
             "package_dir": self.package_dir,
+            "code_dirs": list(self.code_dirs),
             "other_homes": list(self.other_homes),
             "opa_pids": list(self.opa_pids),
         }

@@ -12,7 +12,7 @@ from opafence.session import SessionFacts
 
 
 def facts_context(host: Host) -> FactsContext:
-    return FactsContext(home=host.home, cwd=host.cwd, hermes_home=host.hermes_home)
+    return FactsContext(home=host.home, cwd=host.cwd, hermes_home=host.hermes_home, state_dir=host.state_dir)
 
 
 def decision_input(

@@ -16,10 +16,11 @@ from opafence.facts import build_facts
 from opafence.host import Host
 from opafence.inputs import decision_input, facts_context
 from opafence.intent import compile_message
+from opafence.intent.catalogue import Catalogue
 from opafence.opa.bridge import Bridge
 from opafence.policy import TaskPolicy, fallback_policy
 from opafence.provenance import note_message, note_result
-from opafence.session import SessionFacts
+from opafence.session import SessionFacts, result_holds_secret
 
 
 @dataclass
@@ -46,13 +47,13 @@ class Judge:
         self.host = host
         self.config = config
 
-    def open_task(self, key: str, message: str, owner: str = "") -> TaskState:
+    def open_task(self, key: str, message: str, owner: str = "", tools: Catalogue | None = None) -> TaskState:
         state = TaskState(key=key, policy=fallback_policy(key, owner))
         state.session.values.max_values = self.config.provenance.max_values
-        self.add_message(state, message)
+        self.add_message(state, message, tools)
         return state
 
-    def add_message(self, state: TaskState, message: str) -> TaskPolicy:
+    def add_message(self, state: TaskState, message: str, tools: Catalogue | None = None) -> TaskPolicy:
         state.messages += 1
         try:
             policy = compile_message(
@@ -63,6 +64,7 @@ class Judge:
                 previous=state.policy if state.messages > 1 else None,
                 message_index=state.messages,
                 config=self.config.compiler,
+                tools=tools,
             )
         except Exception:
             policy = fallback_policy(state.key, state.policy.owner)
@@ -105,6 +107,8 @@ class Judge:
         post_tool_call does."""
         session = state.session
         session.record_execution(judged.tool, judged.facts, judged.decision)
+        if result_holds_secret(result):
+            session.secret_read = True  # key material in the result, as post_tool_call sees it
         if result is not None:
             note_result(
                 session.values,

@@ -1,8 +1,10 @@
 """`opafence replay`: judge recorded transcripts, one JSON line in, one JSON line out.
 
 Input line: {"user_message": str, "calls": [{"tool": str, "args": object, "result"?: str | JSON},
-...], "id"?: any}. A call's `result` is what the tool returned: its values are recorded as
-post_tool_call records them, so later calls are judged with their provenance.
+...], "id"?: any, "tools"?: [...]}. A call's `result` is what the tool returned: its values are
+recorded as post_tool_call records them, so later calls are judged with their provenance.
+"tools" is the session's tool catalogue (names, or objects with "name" and "parameters"), which
+service grants are bound to (intent/catalogue.py).
 Output line: {"verdicts": [...], "policy": <the TaskPolicy as pushed>} (plus "id"), or
 {"error": "..."} for a malformed line; the run goes on."""
 
@@ -15,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from opafence.intent.catalogue import parse_tools
 from opafence.judge import Judge
 
 
@@ -29,6 +32,7 @@ class ReplayLine(BaseModel):
     model_config = ConfigDict(extra="ignore")
     user_message: str
     calls: list[ReplayCall]
+    tools: list[str | dict[str, Any]] | None = None
 
 
 def _describe(err: ValidationError) -> str:
@@ -54,7 +58,8 @@ def replay_line(judge: Judge, raw: str) -> dict[str, Any]:
             out["id"] = obj["id"]
         return out
     key = f"replay-{uuid.uuid4().hex[:12]}"
-    state = judge.open_task(key, line.user_message)
+    catalogue = parse_tools(line.tools) if line.tools is not None else None
+    state = judge.open_task(key, line.user_message, tools=catalogue)
     policy = state.policy.to_opa_data()
     verdicts = []
     try:

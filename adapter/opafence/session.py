@@ -5,11 +5,13 @@ task behind its store's lock; replay keeps one per transcript line."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.decision import Decision
+from opafence.facts.secrets import key_material
 from opafence.provenance.ledger import ValueLedger
 
 HISTORY_LIMIT = 50
@@ -117,6 +119,27 @@ class SessionFacts:
         """Account for a call that ran (replay's view: reserve and observe at once)."""
         self.reserve(tool, facts, decision.classes, decision.grants)
         self.observe(decision.ingests, reads_secret(decision))
+
+
+RESULT_SCAN = 1 << 20  # characters of a tool result scanned for key material
+
+
+def result_holds_secret(result: Any) -> bool:
+    """Does a tool's result hold key material (facts/secrets.py, `key_material`)? Never raises;
+    a result that cannot be scanned counts as holding some (the stricter rule then applies). A
+    very long result is scanned at its head and its tail."""
+    if result is None:
+        return False
+    try:
+        if not isinstance(result, str):
+            result = json.dumps(result, default=str)  # a plugin may hand over an object
+        if len(result) < 24:
+            return False
+        if len(result) <= RESULT_SCAN:
+            return bool(key_material(result))
+        return bool(key_material(result[: RESULT_SCAN // 2]) or key_material(result[-RESULT_SCAN // 2 :]))
+    except Exception:
+        return True
 
 
 def reads_secret(decision: Decision) -> bool:

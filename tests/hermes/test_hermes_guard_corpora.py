@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -156,6 +157,9 @@ def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
         (f"{FICTIONAL_HOME}/.hermes/opafence/run/opa.sock", where["socket"]),
         (f"{FICTIONAL_HOME}/.hermes/opafence", where["state"]),
         (FICTIONAL_PACKAGE, package),
+        # The fictional Python environment (HOST.code_dirs) is the one that runs this Hermes.
+        (f"{FICTIONAL_HOME}/.venv/lib/python3.11/site-packages", sysconfig.get_paths()["purelib"]),
+        (f"{FICTIONAL_HOME}/.venv", sys.prefix),
         (FICTIONAL_HOME, str(home)),
     ]
     for line in ALLOWED + ATTACKS + PARITY:

@@ -46,7 +46,8 @@ def run_hermes(home: Path, extra_env: dict[str, str], probe: str = PROBE) -> dic
     [
         ("mdoe: monitor\n", {}, "unknown key 'mdoe'"),
         ("mode: [\n", {}, "not valid YAML"),
-        ("", {"OPAFENCE_OPA_BIN": "/nonexistent/opa"}, "OPA_NOT_FOUND"),
+        # The stock opa server (with opafence-pdp built, the PDP would not need opa at all).
+        ("opa: {transport: server}\n", {"OPAFENCE_OPA_BIN": "/nonexistent/opa"}, "OPA_NOT_FOUND"),
         ("", {"OPAFENCE_MDOE": "x"}, "OPAFENCE_MDOE"),
     ],
 )
@@ -162,7 +163,8 @@ def test_a_lockdown_is_told_once_on_stderr_recorded_and_shown(tmp_path: Path) ->
     """The person sees why nothing runs: one line on stderr, a `lockdown` entry on the trail
     before each blocked call, and the same words in /fence and `opafence audit`."""
     home = tmp_path / "home"
-    home.mkdir()
+    (home / "opafence").mkdir(parents=True)
+    (home / "opafence" / "config.yaml").write_text("opa: {transport: server}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_")}
     env["HERMES_HOME"] = str(home)
     hermes_env = {**env, "OPAFENCE_OPA_BIN": "/nonexistent/opa"}
@@ -223,3 +225,14 @@ def test_a_lockdown_is_told_once_on_stderr_recorded_and_shown(tmp_path: Path) ->
         check=False,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    shown = subprocess.run(
+        [str(Path(sys.executable).with_name("opafence")), "log", "--blocked"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout.splitlines()
+    assert len(shown) == 3, shown
+    assert "LOCKED DOWN: every tool call is blocked because OPA_NOT_FOUND" in shown[0]
+    assert all(row.split("  ")[2:5] == ["read_file", "block", "LOCKDOWN"] for row in shown[1:]), shown

@@ -54,6 +54,8 @@ HOST = Host(
     cwd=f"{HOME}/src/app",
     opa_socket=f"{HOME}/.hermes/opafence/run/opa.sock",
     package_dir=f"{HOME}/.venv/lib/python3.11/site-packages/opafence",
+    # The Python environment that runs Hermes (tests/hermes translates it to the real one).
+    code_dirs=(f"{HOME}/.venv", f"{HOME}/.venv/lib/python3.11/site-packages/opafence"),
     # The managed OPA's watchdog and OPA (tests/hermes translates them to the real ones).
     opa_pids=(31337, 31338),
 )
@@ -197,6 +199,8 @@ GUARD_CODE_PREFIXES = (
     "REVERSE_SHELL",
     "PERSISTENCE",
     "TAINT_",
+    "MEMORY_AUTHORIZATION",
+    "MEMORY_PROCEDURE_SOURCE",
     "PROVENANCE_",
     "AGENT_INSTRUCTIONS",
 )

@@ -60,11 +60,6 @@ def test_every_call_got_a_verdict(outcomes: list[CallOutcome]) -> None:
     assert [o for o in outcomes if o.got == "error"] == []
 
 
-@pytest.mark.xfail(
-    reason="issue 14 item 3 (helper exactness): a literal command still covers extra arguments "
-    "(code-script-g) and a runner grant an option writing outside the workspace (code-pull-e)",
-    strict=False,
-)
 def test_no_call_outside_the_words_is_allowed(outcomes: list[CallOutcome]) -> None:
     assert _show([o for o in outcomes if o.leak]) == []
 
@@ -75,8 +70,9 @@ def _rate_report(outs: list[CallOutcome]) -> str:
     return "; ".join(rows) + "\n" + "\n".join(missed)
 
 
+# Strict: the run fails as soon as the compiler reaches the target, so this mark goes then.
 @pytest.mark.xfail(
-    reason="issue 14: about 92 % of allow-labelled calls are allowed, not yet 97 %", strict=False
+    reason="issue 14: about 94 % of allow-labelled calls are allowed, not yet 97 %", strict=True
 )
 def test_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:
     assert tally(outcomes).allow_rate >= ALLOW_MIN, _rate_report(outcomes)

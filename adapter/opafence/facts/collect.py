@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_COMMANDS = 256
+MAX_ENV_VARS = 64
 MAX_PATHS = 512
 MAX_URLS = 256
 MAX_DEPTH = 4
@@ -38,6 +39,7 @@ class Collector:
     secrets: list[dict[str, str]] = field(default_factory=list)  # found by reading code, not strings
     recipients: list[dict[str, Any]] = field(default_factory=list)  # addresses code sends mail to
     shell_seen: bool = False
+    env_vars: list[str] = field(default_factory=list)
     stack: list[Scope] = field(default_factory=list)
     cache: dict[str, str] = field(default_factory=dict)  # path look-ups within this call
     _path_keys: set[tuple[str, str, str, str]] = field(default_factory=set)
@@ -102,6 +104,11 @@ class Collector:
             return
         self._url_keys.add(key)
         self.urls.append(fact)
+
+    def add_env_var(self, name: str) -> None:
+        """An environment variable the program expands or reads (bounded: Rego judges names)."""
+        if name not in self.env_vars and len(self.env_vars) < MAX_ENV_VARS:
+            self.env_vars.append(name)
 
     def add_secret(self, arg: str, kind: str) -> None:
         entry = {"arg": arg, "kind": kind}

@@ -40,6 +40,8 @@ _RECIPIENT_FIELDS = frozenset(
         "bcc",
         "recipient",
         "recipients",
+        "receiver",
+        "receivers",
         "reply_to",
         "replyto",
         "reply-to",
@@ -330,6 +332,54 @@ def _header_block(text: str) -> list[str] | None:
         else:
             return None
     return lines or None
+
+
+# A header line after a line break inside one field ("Q3\r\nBcc: eve@x"), or at the start of
+# an argument that holds header lines (`extra_headers: "Bcc: eve@x"`).
+_INJECTED_HEADER = re.compile(r"(?:^|[\r\n])[ \t]*([A-Za-z][A-Za-z0-9-]{0,75})[ \t]*:[ \t]*([^\r\n]*)")
+# Fields whose text is prose: a line "Cc: ann@x.com" there is content, not a header.
+_PROSE_KEYS = frozenset(
+    {
+        "body",
+        "text",
+        "content",
+        "message",
+        "html",
+        "html_body",
+        "body_html",
+        "text_body",
+        "plain",
+        "description",
+        "notes",
+        "note",
+        "comment",
+        "summary",
+        "markdown",
+        "snippet",
+    }
+)
+
+
+def injected_recipients(text: str, key: str) -> list[dict[str, Any]]:
+    """Recipients smuggled into a field through CR/LF ("Subject: Q3\\r\\nBcc: eve@x") or through
+    an argument of raw header lines (`headers`, `extra_headers`): every To, Cc, Bcc, Reply-To
+    and Resent-* line in it. [] for prose fields (body, text, ...), which hold content."""
+    low = key.lower()
+    if low in _PROSE_KEYS or low in _RAW_KEYS:
+        return []
+    header_key = "header" in low
+    if not header_key and "\n" not in text and "\r" not in text:
+        return []
+    out: list[dict[str, Any]] = []
+    for m in _INJECTED_HEADER.finditer(text[:MAX_RAW]):
+        if m.start() == 0 and not header_key and text[:1] not in ("\r", "\n"):
+            continue  # the field's own first line ("Re: dinner" in a subject) is its value
+        name = m.group(1).lower()
+        if name in _ADDRESS_HEADERS and m.group(2).strip():
+            out.extend(parse_recipients(m.group(2).strip(), name))
+        if len(out) > MAX_RECIPIENTS:
+            break
+    return out[: MAX_RECIPIENTS + 1]
 
 
 def message_recipients(text: str, key: str) -> list[dict[str, Any]]:

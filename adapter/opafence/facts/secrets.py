@@ -85,6 +85,12 @@ _DETECTORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(r"(?i)\bauthorization\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{12,}"),
     ),
     ("bearer", ("bearer",), re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*")),
+    # An encrypted wallet keystore (Ethereum v3 and its kin): the key, under a passphrase.
+    (
+        "wallet",
+        ("ciphertext",),
+        re.compile(r'(?is)"crypto"\s*:\s*\{.{0,400}?"ciphertext"\s*:\s*"[0-9a-f]{32,}"'),
+    ),
 )
 
 # `password = "hunter22"`, `PASSWORD: s3cr3t!`, `--password=x7y8z9`; the value must be a literal
@@ -158,6 +164,35 @@ def _literal_value(value: str) -> bool:
         return False
     # A bare identifier (`password=pwd`, `secret: token_value`) is a variable, not a secret.
     return not re.fullmatch(r"[A-Za-z_][A-Za-z_.]*", value)
+
+
+# A long random value next to any key-like name (`signing_key: "Zq8X…"`, `"hmac_secret": …`).
+_KEYLIKE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|credential|seed|mnemonic)"
+    r"[A-Za-z0-9_.-]*[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9_\-./+=]{20,400})"
+)
+# Kinds of secret that are key material in a tool's result (a documented example password
+# in a README is not).
+_MATERIAL_EXCLUDED = frozenset({"password_assignment"})
+# A Solana-style keypair file: 64 byte values in a JSON array.
+_KEYPAIR = re.compile(r"\s*\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]\s*")
+
+
+def key_material(text: str) -> list[str]:
+    """The kinds of key material a tool's result holds (PEM blocks, cloud and service key
+    formats, JWTs and bearer tokens, wallet files, long random values next to key-like names):
+    reading it is reading a secret, whatever the path."""
+    kinds = [k for k in find_kinds(text) if k not in _MATERIAL_EXCLUDED]
+    if len(text) < 2048 and _KEYPAIR.fullmatch(text):
+        kinds.append("wallet")
+    if "generic_api_key" not in kinds and len(text) >= 24:
+        low = text[:MAX_SCAN].lower()
+        if any(a in low for a in ("key", "token", "secret", "passw", "credential", "seed", "mnemonic")):
+            for m in _KEYLIKE.finditer(text[:MAX_SCAN]):
+                if looks_random(m.group("v"), 20):
+                    kinds.append("generic_api_key")
+                    break
+    return kinds
 
 
 def find_kinds(text: str) -> list[str]:

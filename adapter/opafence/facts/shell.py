@@ -56,6 +56,7 @@ def _parser() -> tree_sitter.Parser:
 
 LIT, QUO, EXP, DYN = 0, 1, 2, 3  # unquoted literal, quoted literal, unquoted expansion result, unknown
 MAX_SOURCES = 32
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 Piece = tuple[str, int]
 
 
@@ -1776,6 +1777,8 @@ class Walker:
             value = self._lookup(self._text(named[0]), st)
             return None if value is None else _substring(value, [int(self._text(n)) for n in named[1:]])
         if ops or len(named) != 1 or named[0].type not in ("variable_name", "special_variable_name"):
+            if named and named[0].type == "variable_name" and self._text(named[0]) not in st.vars:
+                self.col.add_env_var(self._text(named[0]))  # ${TOKEN:-x}, ${TOKEN#prefix}
             return None
         return self._lookup(self._text(named[0]), st)
 
@@ -1810,6 +1813,9 @@ class Walker:
             if name.isdigit() and name != "0":
                 k = int(name)
                 return positional[k - 1] if k <= len(positional) else ""
+        if _ENV_NAME.fullmatch(name):
+            # Set nowhere in the program: the environment's value (a credential, perhaps).
+            self.col.add_env_var(name)
         return None
 
     def _arithmetic(self, node: tree_sitter.Node, st: State) -> None:

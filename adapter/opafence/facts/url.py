@@ -252,7 +252,7 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
     if not ok:
         problem = "url_bad_host"
     has_credentials = bool(has_pw) or (bool(user) and scheme in ("http", "https", "ftp", "ftps", "ws", "wss"))
-    return {
+    fact = {
         "raw": raw,
         "scheme": scheme,
         "host": norm_host,
@@ -266,7 +266,19 @@ def parse(raw: str, arg: str, default_scheme: str = "") -> tuple[dict[str, Any] 
         "private": flags["private"],
         "arg": arg,
         "host_data": not flags["ip"] and host_data(host),
-    }, problem
+    }
+    if path_data(parts.path):
+        fact["path_data"] = True  # only when true: most URLs carry none
+    return fact, problem
+
+
+def path_data(path: str) -> bool:
+    """A path segment that looks like an encoded token rather than a name (`/i/Zq8Xv3Lp…`):
+    a GET carries data in it. Hex digests, UUIDs and words are not random enough to count."""
+    if len(path) < 21:
+        return False
+    text = unquote(path) if "%" in path else path
+    return any(secrets.looks_random(seg, 20) for seg in text.split("/") if len(seg) >= 20)
 
 
 def _data_url(raw: str, arg: str) -> dict[str, Any]:

@@ -25,10 +25,10 @@ from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
 from opafence.facts import FactsContext, build_facts
-from opafence.hermes import homes, host_flags, ordering
+from opafence.hermes import homes, host_flags, ordering, toolset
 from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
-from opafence.host import Host, canonical, default_workspace
+from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
@@ -37,7 +37,7 @@ from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
 from opafence.provenance.record import describe as describe_targets
-from opafence.session import reads_secret
+from opafence.session import reads_secret, result_holds_secret
 
 if TYPE_CHECKING:
     from opafence.budget.hooks import BudgetHooks
@@ -144,6 +144,7 @@ class Fence:
         self._host_dirs = ("", "")
         self._socket_canonical = ("", "")
         self._home_canonical = ("", "")
+        self._code_dirs: tuple[str, ...] = ()  # the code Hermes runs (host.code_dirs), found once
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -197,6 +198,7 @@ class Fence:
             self.fail("the current directory no longer exists; start Hermes in an existing directory")
             return
         self._host_dirs = (canonical(str(hermes_home())), canonical(str(self.state)))
+        self._code_dirs = code_dirs()
         self.workspace = tuple(default_workspace(self.config.workspace, self.cwd))
         self.homes = homes.detect()
         # Org bundle status changes (loaded, failed, stale) go to the audit trail.
@@ -211,11 +213,14 @@ class Fence:
         assert self.bridge is not None
         try:
             self.bridge.start()
-        except BridgeError as e:
-            self.fail(f"{e.code}: {e.sentence()}")
-            return
         except Exception as e:
-            self.fail(f"{type(e).__name__}: {e}")
+            reason = f"{e.code}: {e.sentence()}" if isinstance(e, BridgeError) else f"{type(e).__name__}: {e}"
+            if self._closed:
+                # Hermes is exiting while OPA starts (close() stopped it): no lockdown to tell.
+                self.error = reason
+                self._ready.set()
+                return
+            self.fail(reason)
             return
         self.error = None
         self._ready.set()
@@ -305,6 +310,7 @@ class Fence:
             cwd=self.cwd,
             opa_socket=opa_socket,
             opa_pids=pids,
+            code_dirs=self._code_dirs,
         )
 
     def _home(self) -> str:
@@ -322,8 +328,8 @@ class Fence:
         return self._socket_canonical[1]
 
     def facts_context(self) -> FactsContext:
-        hermes_dir, _ = self._host_dirs
-        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir)
+        hermes_dir, state = self._host_dirs
+        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir, state_dir=state)
 
     def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
         """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
@@ -434,6 +440,9 @@ class Fence:
             rec.messages += 1
             previous = rec.policy if rec.messages > 1 else None
             flags = host_flags.detect()
+            # The tools the model is offered: the last request's, else Hermes' registry.
+            catalogue = toolset.from_snapshot(rec.tools) or toolset.registry_catalogue()
+            rec.tools = toolset.snapshot(catalogue)
             try:
                 policy = compile_message(
                     text,
@@ -443,6 +452,7 @@ class Fence:
                     previous=previous,
                     message_index=rec.messages,
                     config=self.config.compiler,
+                    tools=catalogue,
                 )
             except Exception:
                 log.exception("opafence: compiling the task policy failed; using the read-only fallback")
@@ -468,6 +478,34 @@ class Fence:
                 "read_only": policy.read_only,
             }
         )
+
+    def llm_request(self, request: Any = None, session_id: str = "", **_: Any) -> None:
+        """See the tools the model is offered (never changes the request): the catalogue the
+        next message's grants bind against, and bound tools whose parameters changed since."""
+        try:
+            self._llm_request(request, session_id)
+        except Exception:
+            log.exception("opafence: llm_request failed")
+
+    def _llm_request(self, request: Any, session_id: str) -> None:
+        if self.store is None or not session_id:
+            return
+        seen = toolset.request_catalogue(request)
+        if seen is None:
+            return
+        with self.store._lock:
+            root = self.store.root_session(session_id, "") or session_id
+            rec = self.store.get(root)
+            if rec is None:
+                return
+            changed = toolset.changed_tools(rec.tools, seen)
+            if toolset.drop_changed(rec.policy, changed):
+                rec.policy.revision += 1
+                self._push(rec)
+                log.warning("opafence: tools changed after the grant, no longer covered: %s", sorted(changed))
+            if root == session_id:  # a sub-agent's tools are not its parent's catalogue
+                rec.tools = toolset.snapshot(seen)
+            self.store.save(rec, durable=True)
 
     def pre_tool_call(
         self,
@@ -689,7 +727,9 @@ class Fence:
         ran = status in ("ok", "error", "")
         with self.store._lock:
             if ran:
-                rec.facts.observe(decided.ingests, secret_read=decided.secret_read)
+                # Key material in the result is a secret read, whatever the path said.
+                held = decided.secret_read or result_holds_secret(result)
+                rec.facts.observe(decided.ingests, secret_read=held)
                 note_result(
                     rec.facts.values, tool, decided.call_no, result, decided.ingests, snap, self._home()
                 )

@@ -38,6 +38,7 @@ def register(ctx: Any) -> None:
         # Model calls next: spend caps, and a stopped agent when setup fails.
         budgets.register(ctx)
         ctx.register_hook("pre_llm_call", fence.pre_llm_call)
+        ctx.register_middleware("llm_request", fence.llm_request)
         ctx.register_hook("post_tool_call", fence.post_tool_call)
         ctx.register_hook("subagent_start", fence.subagent_start)
         ctx.register_hook("on_session_start", fence.session_start)

@@ -52,6 +52,8 @@ class TaskRecord:
     facts: SessionFacts = field(default_factory=SessionFacts)
     last_active: float = field(default_factory=time.time)
     unsynced: bool = False  # OPA did not take the current policy: decisions block until it does
+    # The session's MCP tools the grants were bound against (name -> parameter names).
+    tools: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         f = self.facts
@@ -64,6 +66,7 @@ class TaskRecord:
             "platform": self.platform,
             "messages": self.messages,
             "last_active": self.last_active,
+            "tools": self.tools,
             "facts": {
                 "history": f.history,
                 "counters": f.counters,
@@ -103,6 +106,7 @@ class TaskRecord:
             messages=int(data["messages"]),
             facts=facts,
             last_active=float(data["last_active"]),
+            tools={str(k): [str(p) for p in v] for k, v in dict(data.get("tools") or {}).items()},
         )
 
 

@@ -16,6 +16,7 @@ from opafence.config import CompilerConfig
 from opafence.host import Host
 from opafence.intent import delegation, rules
 from opafence.intent import harden as hd
+from opafence.intent.catalogue import Catalogue, service_words
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.llm import LLMCompiler, LLMError
 from opafence.intent.prohibit import read_prohibitions
@@ -144,7 +145,11 @@ CompiledBy = Literal["rules", "llm", "fallback"]
 
 
 def _draft(
-    split: Split, analysis: rules.Analysis, cfg: CompilerConfig, out: Compiled
+    split: Split,
+    analysis: rules.Analysis,
+    cfg: CompilerConfig,
+    out: Compiled,
+    tools: Catalogue | None = None,
 ) -> tuple[Draft, CompiledBy]:
     if cfg.kind == "llm":
         compiler = LLMCompiler(cfg)
@@ -161,7 +166,7 @@ def _draft(
             if cfg.on_failure != "rules":
                 raise
             out.events.append("falling back to the offline rules compiler")
-    draft, notes = rules.compile_rules(split, analysis)
+    draft, notes = rules.compile_rules(split, analysis, service_words(tools))
     out.notes.extend(notes)
     return draft, "rules"
 
@@ -175,6 +180,7 @@ def compile_explained(
     previous: TaskPolicy | None = None,
     message_index: int = 1,
     config: CompilerConfig | None = None,
+    tools: Catalogue | None = None,
 ) -> Compiled:
     """compile_message, plus the notes --explain prints. Never raises."""
     cfg = config or CompilerConfig()
@@ -188,8 +194,8 @@ def compile_explained(
         for block in split.data:
             out.notes.append(Note(block.text[:120], "data", f"{block.kind}: kept as data, grants nothing"))
         analysis = rules.analyze(split.instruction)
-        draft, compiled_by = _draft(split, analysis, cfg, out)
-        hardened = hd.harden(draft, analysis, text, reading, host, message_index)
+        draft, compiled_by = _draft(split, analysis, cfg, out, tools)
+        hardened = hd.harden(draft, analysis, text, reading, host, message_index, tools)
         out.notes.extend(hardened.notes)
         out.policy = _merge(
             previous,
@@ -379,8 +385,10 @@ def compile_message(
     previous: TaskPolicy | None = None,
     message_index: int = 1,
     config: CompilerConfig | None = None,
+    tools: Catalogue | None = None,
 ) -> TaskPolicy:
-    """The policy after the owner's message number message_index (1-based). Never raises."""
+    """The policy after the owner's message number message_index (1-based), its service grants
+    bound to the session's tools when they are known (intent/catalogue.py). Never raises."""
     return compile_explained(
         message,
         task=task,
@@ -389,6 +397,7 @@ def compile_message(
         previous=previous,
         message_index=message_index,
         config=config,
+        tools=tools,
     ).policy
 
 

@@ -92,6 +92,10 @@ def render(c: Compiled) -> str:
                 out.append(f"  {key}: {', '.join(getattr(b, key))}")
     bound_notes = [n for n in c.notes if n.kind == "bound"]
     out += [f"      <- {_short(n.sentence)!r}" for n in bound_notes]
+    binding = [n for n in c.notes if n.kind == "binding"]
+    if binding:
+        out.append("tool binding (the session's tools):")
+        out += [f"  {n.detail}\n      <- {_short(n.sentence)!r}" for n in binding]
     ignored = [n for n in c.notes if n.kind in ("ignored", "confirm", "lifted", "draft", "error")]
     if ignored:
         out.append("other sentences:")

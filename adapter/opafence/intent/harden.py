@@ -25,15 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.host import Host
+from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
-from opafence.intent import rules
+from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.paths import canonical, refused
 from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
 
-_TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9-]*)__(\*|[a-z0-9][a-z0-9_-]*)$")
+_TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9_-]*?)__(\*|[a-z0-9][a-z0-9_-]*)$")
 _NEEDS: dict[str, tuple[str, str]] = {
     # capability -> (target list it needs, why)
     "send": ("recipients", "a send needs a literal recipient the owner asked to send to"),
@@ -72,6 +73,20 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "page_title": (frozenset(), frozenset({"title", "document.title"})),
     "schedule": (lx.SCHEDULE_VERBS, lx.SCHEDULE_WORDS),
 }
+# A known verb form after one of these is a noun or an adjective ("my booking", "the open PR"),
+# after a subject someone else's verb ("the room I reserved"), not the request's.
+_DETERMINERS = frozenset(
+    ["my", "the", "a", "an", "this", "that", "these", "those", "our", "your", "his", "her", "their", "its"]
+)
+_SUBJECTS = frozenset(["i", "we", "he", "she", "they"])
+_JOINING = frozenset(["and", "then", "or", "also", "plus", "&", "but"])
+
+
+def _not_the_request(toks: tuple[tx.Token, ...], k: int) -> bool:
+    before, word = toks[k - 1].norm, toks[k].norm
+    return before in _SUBJECTS or (before in _DETERMINERS and (word.endswith("ing") or word == "open"))
+
+
 _NEVER_GRANTED = {
     "READ": "reads need no grant",
     "SELF_MODIFICATION": "changing opafence or Hermes itself is never granted by words",
@@ -97,8 +112,10 @@ def _norm(s: str) -> str:
 class _Instruction:
     """The cleaned instruction, indexed for the token checks."""
 
-    def __init__(self, analysis: rules.Analysis, host: Host) -> None:
+    def __init__(self, analysis: rules.Analysis, host: Host, catalogue: cat.Catalogue | None = None) -> None:
         self.analysis = analysis
+        self.catalogue = catalogue
+        self.service_words = cat.service_words(catalogue)
         self.text = analysis.text
         self.norm = _norm(analysis.text)
         self.cores = {t.core for t in analysis.tokens}
@@ -176,11 +193,13 @@ def _affirmative_clauses(
             lem = tx.verb_at(toks, k)
             if not lem or (lem not in verbs and t.norm not in verbs):
                 continue
+            if k > i and _not_the_request(toks, k):
+                continue  # "my booking", "my open PR", "I reserved": a noun or someone else's verb
             if any(tx.is_negation(toks[j].norm) for j in range(max(i, k - 4), k)):
                 continue
             if k > 0 and toks[k - 1].norm == "to" and k - 2 >= 0 and toks[k - 2].norm == "how":
                 continue
-            out.append(rules._Clause(clause, k, lem))
+            out.append(rules._Clause(clause, k, lem, services=ins.service_words))
     return out
 
 
@@ -301,7 +320,8 @@ def _check_targets(
     keep = []
     for tool in g.tools:
         m = _TOOL_GLOB.match(tool.strip().lower())
-        if not m or m.group(1) not in evidence_words:
+        # "google_calendar" is named by "Google Calendar": every word of the server is in the quote
+        if not m or not (m.group(1) in evidence_words or set(m.group(1).split("_")) <= evidence_words):
             _drop(
                 h,
                 g,
@@ -320,6 +340,12 @@ def _objects(g: DraftGrant, clauses: list[rules._Clause], h: Hardened, message: 
     objects count only when the quote names none (then they can only narrow the grant), and
     only those a word of the quote names."""
     found: list[str] = []
+    read = [r for c in clauses if (r := services.reading(c)) is not None and r.kind == "publish"]
+    if read and all(r.objects is not None for r in read):
+        # a service request names what it acts on by its verb ("reschedule the review": an event)
+        for r in read:
+            found.extend(o for o in r.objects or [] if o not in found)
+        return found
     for c in clauses:
         for o in rules.objects_of(c.obj, c.lemma):
             if o not in found:
@@ -341,15 +367,29 @@ def _operations(clauses: list[rules._Clause]) -> list[str]:
     """The kinds of action the quoted verbs ask for (lx.OPERATION_OF), never a draft's."""
     out: list[str] = []
     for c in clauses:
-        kind = lx.OPERATION_OF.get(c.lemma, "")
-        if kind and kind not in out:
-            out.append(kind)
+        lead = tx.skip_fillers(c.toks, 0)
+        before = c.toks[c.i - 1] if c.i > 0 else None
+        joined = before is not None and (before.norm in _JOINING or before.trail.startswith((",", ";")))
+        if c.i != lead and not joined:
+            continue  # "cancel my cal.com booking": only the request's own verbs say what it does
+        r = services.reading(c)
+        kinds = r.operations if r is not None and r.kind == "publish" else [lx.OPERATION_OF.get(c.lemma, "")]
+        out.extend(k for k in kinds if k and k not in out)
     return out
 
 
 def _access(clauses: list[rules._Clause]) -> str:
     found = {rules._access(c) for c in clauses}
     return next((a for a in reversed(_ACCESS_LEVELS) if a in found), "read")
+
+
+def _bind(g: DraftGrant, clauses: list[rules._Clause], catalogue: cat.Catalogue) -> cat.Binding:
+    """The session's tools the grant covers (intent/catalogue.py): the servers named are those
+    the quote's words or the grant's service bounds name."""
+    words = [t.norm.split(".")[0] for c in clauses for t in c.clause.tokens if not t.literal]
+    words += [m.group(1) for tool in g.tools if (m := _TOOL_GLOB.match(tool))]
+    named = cat.named_servers(words, catalogue)
+    return cat.bind(g.class_, g.capability, g.objects, g.operations, named, catalogue)
 
 
 def harden_grant(
@@ -443,6 +483,22 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    if ins.catalogue:
+        # "my cal.com booking": the domain of a server of the session names that server
+        out.domains = [d for d in out.domains if d.split(".")[0] not in ins.service_words]
+    if ins.catalogue and not out.domains and not (cap == "delete" and out.paths):
+        bound = _bind(out, clauses, ins.catalogue)
+        if bound.tools is not None:
+            if not bound.tools:
+                _drop(h, out, bound.note, message)
+                return None
+            out.tools = bound.tools
+            h.notes.append(Note(out.evidence, "binding", f"{cls}/{cap}: {bound.note}"))
+        elif cap == "publish" and not out.domains:
+            # The session's tools are known and none fits: a service glob would cover only a
+            # tool that appears later, which a grant never does.
+            _drop(h, out, f"{bound.note} (the session's tools are known)", message)
+            return None
     if cap == "publish" and not (out.domains or out.tools):
         _drop(h, out, "an external write needs a domain or a named service to bound it", message)
         return None
@@ -597,14 +653,16 @@ def harden(
     reading: Reading,
     host: Host,
     message: int,
+    catalogue: cat.Catalogue | None = None,
 ) -> Hardened:
-    """Check a draft (from rules or an LLM) against the owner's instruction. Never raises."""
+    """Check a draft (from rules or an LLM) against the owner's instruction, and bind its grants
+    to the session's tools when the catalogue is known. Never raises."""
     h = Hardened(
         read_only=reading.read_only or draft.read_only,
         read_only_evidence=reading.read_only_evidence,
         confirm=dict(reading.confirm),
     )
-    ins = _Instruction(analysis, host)
+    ins = _Instruction(analysis, host, catalogue)
     ins.whole = whole
     h.prohibitions = list(reading.prohibitions)
     for p in _check_prohibitions(draft, whole, h):
@@ -621,7 +679,29 @@ def harden(
         if out is not None and not any(_same_grant(out, x) for x in h.grants):
             h.grants.append(out)
     h.bounds = _check_bounds(draft.bounds, ins, host, h)
+    m = _WORKSPACE_BOUND.search(_norm(whole))
+    if m and not h.bounds.paths:
+        # "only look at files in this repo": every call's paths stay in the workspace (a bound
+        # only narrows, so it is read from the whole message, like a prohibition)
+        for root in (*host.workspace, host.cwd):
+            if root and root not in h.bounds.paths:
+                h.bounds.paths.append(root)
+        h.notes.append(Note(m.group(0), "bound", "only " + ", ".join(h.bounds.paths)))
     return h
+
+
+_PLACE = (
+    r"(?:this|the|my|our|current)\s+(?:repo|repository|project|workspace|codebase|checkout|folder|directory)"
+)
+_WORKSPACE_BOUND = re.compile(
+    rf"\b(?:only|just|solely|exclusively)\s+(?:look\s+at|read|touch|use|open|access|search|inspect|"
+    rf"work\s+(?:on|with|in))\s+(?:the\s+)?(?:files?|code|things?|stuff)\s+(?:in|inside|within|of|from|under)\s+"
+    rf"{_PLACE}\b"
+    rf"|\b(?:stay|remain|keep|work)\s+(?:only\s+)?(?:inside|in|within)\s+{_PLACE}\b"
+    rf"|\b(?:do ?n[o']?t|never|without)\s+(?:(?:go|going|look|looking|read|reading|wander|step|reach)\s+"
+    rf"(?:outside|beyond)\s+(?:of\s+)?|leave\s+|leaving\s+){_PLACE}\b"
+    rf"|\bnothing\s+(?:outside|beyond)\s+(?:of\s+)?{_PLACE}\b"
+)
 
 
 def _same_grant(a: DraftGrant, b: DraftGrant) -> bool:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from opafence.intent.catalogue import lexicon
+from opafence.intent.services import VERBS as SERVICE_VERBS
+
 
 def words(s: str) -> list[str]:
     """A word list written as one string: keeps the tables short and easy to extend."""
@@ -134,6 +137,13 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ),
 }
 
+# The verbs of requests made through a service (intent/services.py): reschedule, cancel, react ...
+# Hardening accepts them in quotes; the rules' own send entry point keeps its own verbs.
+_BASE_SEND = CAPABILITY_VERBS[("COMMUNICATION", "send")]
+_BASE_PAY = CAPABILITY_VERBS[("FINANCIAL", "pay")]
+for _row, _verbs in SERVICE_VERBS.items():
+    CAPABILITY_VERBS[_row] = CAPABILITY_VERBS[_row] | _verbs
+
 CAPABILITIES: dict[str, frozenset[str]] = {}
 for _cls, _cap in CAPABILITY_VERBS:
     CAPABILITIES[_cls] = CAPABILITIES.get(_cls, frozenset()) | {_cap}
@@ -147,10 +157,10 @@ CLASSES = frozenset(
 EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 
 # Verbs that make a clause an instruction to act (the rules compiler's entry points).
-SEND_VERBS = CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "tell"} | {"tell"}
+SEND_VERBS = _BASE_SEND - {"write", "post", "answer", "tell"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
 # "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
-PAY_VERBS = CAPABILITY_VERBS[("FINANCIAL", "pay")] - {
+PAY_VERBS = _BASE_PAY - {
     "order",
     "book",
     "reserve",
@@ -510,12 +520,19 @@ OBJECT_NOUNS: dict[str, str] = {
     **dict.fromkeys(words("subscription subscriptions"), "subscription"),
     **dict.fromkeys(words("domain domains"), "domain"),
     **dict.fromkeys(words("room rooms"), "room"),
+    **dict.fromkeys(words("profile profiles account accounts address addresses"), "account"),
+    **dict.fromkeys(words("status"), "status"),
+    **dict.fromkeys(words("seat seats"), "seat"),
+    **dict.fromkeys(words("reaction reactions"), "reaction"),
+    **dict.fromkeys(words("reviewer reviewers"), "review"),
 }
 OBJECT_COMPOUNDS: dict[tuple[str, str], str] = {
     ("pull", "request"): "pull_request",
     ("pull", "requests"): "pull_request",
     ("merge", "request"): "pull_request",
     ("merge", "requests"): "pull_request",
+    ("payment", "link"): "payment_link",
+    ("payment", "links"): "payment_link",
 }
 # Words that end the noun phrase a verb governs: what follows says about what, where or how.
 OBJECT_STOPS = frozenset(
@@ -545,6 +562,8 @@ OPERATION_OF: dict[str, str] = {
     "reopen": "reopen",
     "merge": "merge",
     **dict.fromkeys(words("publish release deploy"), "publish"),
+    # the request verbs of the binding lexicon (rego/opafence/classify/bind/data.yaml)
+    **{v: k for v, k in lexicon()["bind_request_kinds"].items() if v not in ("move", "set", "request")},
 }
 # A share gives read access unless the request says more ("with edit access", "as an editor").
 ACCESS_WORDS: dict[str, str] = {
@@ -568,7 +587,8 @@ PATHLESS_OBJECTS = frozenset(
     words(
         "email emails mail mails message messages event events meeting meetings record records contact "
         "contacts ticket tickets issue issues comment comments post posts tweet tweets invite invites "
-        "notification notifications spam newsletter newsletters subscriber subscribers entry entries"
+        "notification notifications spam newsletter newsletters subscriber subscribers entry entries "
+        "page pages document documents reservation reservations booking bookings appointment appointments"
     )
 )
 # Nouns whose name follows or precedes them and is a git ref, never a path ("branch feature/x").
@@ -592,7 +612,7 @@ RECIPIENT_BLOCKERS = frozenset(
 #   "fixed": the verb itself is the keyword ("don't commit" -> LOCAL_WRITE calls with "commit")
 #   "egress": anything leaving the machine
 PROHIBIT_VERBS: dict[str, tuple[tuple[str, ...], str]] = {}
-for _v in CAPABILITY_VERBS[("COMMUNICATION", "send")] - {"write", "post", "answer", "share"}:
+for _v in _BASE_SEND - {"write", "post", "answer", "share"}:
     PROHIBIT_VERBS[_v] = (("COMMUNICATION",), "recipients")
 for _v in CAPABILITY_VERBS[("DELETE", "delete")]:
     PROHIBIT_VERBS[_v] = (("DELETE",), "words")

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from opafence.intent import lexicon as lx
+from opafence.intent import services
 from opafence.intent import text as tx
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, Note
 from opafence.intent.lexicon import words
@@ -40,6 +41,10 @@ _ONLY = re.compile(
     r"solamente|soltanto)\b"
 )
 _MONEY = re.compile(r"[$€£¥]\s?\d|\b\d+(?:[.,]\d+)?\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b", re.I)
+# "send an invoice for $800": a paper about money is a message, not a payment
+_MONEY_PAPERS = frozenset(
+    words("invoice invoices bill bills quote quotes receipt receipts estimate estimates")
+)
 _PATH_BOUND_VERBS = frozenset(words("work stay operate remain keep stick limit restrict go wander step"))
 _LEADING_CONNECTIVES = frozenset(
     words("and then but also so plus & und dann aber et puis mais y luego pero e poi ma")
@@ -68,6 +73,7 @@ class _Clause:
     i: int  # index of the main verb
     lemma: str
     tool: str = ""  # "git", "pip", ... when the verb came after one ("git push", "pip install")
+    services: frozenset[str] = frozenset()  # words naming a server of the session's tools
 
     @property
     def toks(self) -> tuple[tx.Token, ...]:
@@ -189,11 +195,15 @@ def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
 
 
 def _recipients(c: _Clause) -> list[str]:
-    """Recipient tokens that are the object of the send verb: not a sender, not excluded."""
+    """Recipient tokens that are the object of the send verb: not a sender, not excluded. A review
+    is asked of someone ("request a review from @ann"): there "from" names the reviewer."""
     out: list[str] = []
+    asks = c.lemma == "request"
     for k in range(c.i + 1, len(c.toks)):
         t = c.toks[k]
-        if t.literal or not tx.is_recipient(t.core) or t.possessive or _excluded(c.toks, k, c.i):
+        if t.literal or not tx.is_recipient(t.core) or t.possessive:
+            continue
+        if _excluded(c.toks, k, c.i) and not (asks and c.toks[k - 1].norm == "from"):
             continue
         r = t.core.lower() if tx.is_email(t.core) else t.core
         if r not in out:
@@ -447,6 +457,8 @@ def _one(c: _Clause) -> int | None:
     obj = [t for t in c.obj if not t.literal]
     if not obj or obj[0].norm not in ("a", "an", "one", "single"):
         return None
+    if re.search(r"\b(?:every|each|daily|weekly|monthly|recurring)\b", c.clause.text, re.I):
+        return None  # "a focus block every morning": one a day
     for t in obj[1:]:
         if t.norm in lx.OBJECT_STOPS or t.norm in ("and", "or", "&", "plus") or t.trail.startswith(","):
             break
@@ -748,6 +760,9 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         return [_grant(c, "EXECUTION", "install", packages=_packages(obj))]
     if lem == "tell" and first in ("me", "us", "mir", "moi", "me"):
         return "an answer to the owner, not a message"
+    service = services.service_request(c)
+    if service is not None:
+        return service
     if lem in ("let",):
         return "not an action"
     if lem == "get" and first == "rid" and len(obj) > 1 and obj[1].norm == "of":
@@ -782,7 +797,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
     if lem == "drop" and (first == "me" or any(t.core.startswith("#") for t in obj)):
         # "drop me a note in #ops", "drop the numbers in #dana-notes": a message, not a delete
         return [_grant(c, "COMMUNICATION", "send", recipients=recipients)]
-    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text):
+    if lem in ("send", "transfer", "wire") and _MONEY.search(c.clause.text) and not words & _MONEY_PAPERS:
         # "send $50 to alice@x.com": money, not a message; the payee's address bounds it
         return [_grant(c, "FINANCIAL", "pay", recipients=recipients)]
 
@@ -1129,8 +1144,11 @@ def _page_of(g: DraftGrant, cls: list[tx.Clause], clause: tx.Clause, instruction
             return
 
 
-def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft, list[Note]]:
-    """The draft the owner's instruction asks for, and a note per clause for --explain."""
+def compile_rules(
+    split: Split, analysis: Analysis | None = None, service_words: frozenset[str] = frozenset()
+) -> tuple[Draft, list[Note]]:
+    """The draft the owner's instruction asks for, and a note per clause for --explain.
+    service_words: the words that name a server of the session's tools (intent/catalogue.py)."""
     instruction = split.instruction
     a = analysis if analysis is not None and analysis.text == instruction else analyze(instruction)
     cls = a.clauses
@@ -1151,7 +1169,7 @@ def compile_rules(split: Split, analysis: Analysis | None = None) -> tuple[Draft
         elif verb > 0 and toks_c[verb - 1].norm in ("git", "gh"):
             tool = toks_c[verb - 1].norm
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
-        request = _Clause(clause, verb, lem, tool)
+        request = _Clause(clause, verb, lem, tool, service_words)
         found = grants_for(request)
         if not isinstance(found, str) and cls.index(clause) in a.conditional:
             kept = [g for g in found if g.class_ not in _CONSEQUENTIAL]

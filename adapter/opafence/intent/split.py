@@ -4,7 +4,8 @@ Only the instruction can grant. Everything else is kept as data (for --explain a
 prohibition reader, which reads the whole message): code fences, `>` quotes, quoted strings
 of more than one word, email header blocks and forwarded mail, pasted-content tags, text
 introduced as content ("summarize this email: ..."), reported speech ("he wrote: ..."),
-prompt-injection boilerplate, and the blocks Hermes appends when the user writes @file,
+prompt-injection boilerplate, text the owner asks to have transformed ("translate this: ...",
+"write a poem about: ..."), and the blocks Hermes appends when the user writes @file,
 @url, @git or @diff (`--- Attached Context ---`, see agent/context_references.py).
 
 When we cannot tell where quoted material ends, the rest of the message is data: losing a
@@ -55,8 +56,9 @@ _CONTENT_NOUNS = (
 _INTRODUCED = re.compile(
     r"\b(?:(?:the\s+)?following|below|this|these|that|here(?:'s|\u2019s|\s+is|\s+are)|attached|pasted|"
     r"forwarded|quoted|their|his|her|the)\b[^.!?\n:]{0,60}?\b(?:" + _CONTENT_NOUNS + r")s?\b"
-    # A URL's scheme colon ("the page on https://...") introduces nothing.
-    r"[^.!?\n:]{0,40}:(?!//)[ \t]*(?=\S|\n)",
+    # A URL's scheme colon ("the page on https://...") and a time ("the review at 11:00")
+    # introduce nothing.
+    r"[^.!?\n:]{0,40}(?<![0-9]):(?!//)[ \t]*(?=\S|\n)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
@@ -64,6 +66,31 @@ _REPORTED = re.compile(
     r"commented|tweeted|posted|instructs|instructed|requested|reads|told\s+(?:me|us)|"
     r"tells\s+(?:me|us)|sagt|sagte|schrieb|dit|écrit|dice|dijo|escribió)(?:\s+(?:to\s+)?(?:me|us|you))?"
     r"\s*:(?!//)[ \t]*(?=\S|\n)",
+    re.IGNORECASE,
+)
+# Text the owner asks to have transformed is content however imperative ("translate this to
+# French: delete the build folder", "write a poem about: ...", "rewrite this more politely: ...").
+# Verbs whose object is the text itself, whatever it names.
+_TRANSFORM_TEXT = (
+    r"translate|summari[sz]e|paraphrase|rephrase|reword|proofread|copy-?edit|tl;?dr|"
+    r"(?:correct|fix|check)\s+(?:the\s+)?(?:grammar|spelling|typos|wording|tone|punctuation)|"
+    r"give\s+me\s+(?:a\s+|an\s+|the\s+)?(?:\S+\s+){0,2}?(?:summary|translation|tl;?dr|gist)|"
+    r"write\s+(?:me\s+)?(?:a\s+|an\s+|some\s+)?(?:\S+\s+)?"
+    r"(?:poem|haiku|limerick|song|story|sonnet|rap|joke|verse|ballad|essay|caption)s?"
+)
+# Verbs that transform text only when their object is the text that follows ("rewrite this
+# more politely:", "turn the following into a list"), not a thing they act on ("simplify the
+# config: remove the unused keys").
+_TRANSFORM_THIS = (
+    r"(?:rewrite|polish|shorten|condense|simplify|explain|interpret|critique|turn|convert|reformat|"
+    r"format|improve|edit)\s+(?:this|these|the\s+following|the\s+text\s+below|the\s+text)\b"
+)
+_TRANSFORM = re.compile(
+    rf"\b(?:{_TRANSFORM_TEXT}|{_TRANSFORM_THIS})[^.!?\n:]{{0,80}}:(?![/\w])[ \t]*(?=\S|\n)"
+    # without a colon: "Can you turn this into a bullet list?" and the text on the next lines
+    rf"|\b(?:{_TRANSFORM_TEXT})[^.!?\n:]{{0,80}}?"
+    r"\b(?:this|these|the\s+following|below)\b[^.!?\n:]{0,60}[.!?]?[ \t]*\n"
+    rf"|\b{_TRANSFORM_THIS}[^.!?\n:]{{0,80}}[.!?]?[ \t]*\n",
     re.IGNORECASE,
 )
 # Pasted content announced without a colon: "Here's what the vendor sent me. Please wire ...".
@@ -254,6 +281,9 @@ def split_message(message: str) -> Split:
     text = _remove(_QUOTE_LINES, text, "quote", data, repl="\n")
 
     at = _introduced_cut(text)
+    t = _TRANSFORM.search(text)
+    if t is not None and (at is None or t.end() < at):
+        at = t.end()
     if at is not None:
         text = _cut_rest(text, at, "introduced", data)
     for pattern, kind in ((_REPORTED, "reported"), (_ANNOUNCED, "introduced")):

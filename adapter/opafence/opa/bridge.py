@@ -117,6 +117,10 @@ class Bridge:
         """opafence-pdp over a pipe when it is there (or asked for), else the stock opa server."""
         opa = self.config.opa
         own = own_bundle_path(self.config)
+        if opa.binary or opa.sha256 or os.environ.get("OPAFENCE_OPA_BIN"):
+            # An explicit opa choice must be usable even when the PDP decides: a typo'd path or a
+            # pin that does not match is a configuration error to report, never ignored.
+            resolve(opa.binary, opa.sha256)
         pdp = None
         if opa.transport != "server":
             pdp = resolve_pdp(opa.pdp_binary, opa.pdp_sha256)

@@ -44,6 +44,9 @@ log = logging.getLogger("opafence.pdp")
 KEY_BYTES = 32
 MONITOR_INTERVAL_S = 0.05
 STANDBY_RETRY_S = 1.0
+# The first standby starts this long after the primary: compiling the policy twice at once
+# would slow the start, and a short-lived bridge (a CLI run, a test) never needs one.
+STANDBY_DELAY_S = 1.5
 WRITE_OPS = frozenset({"config_put", "task_put", "task_delete"})
 DATA = "/v1/data/"
 
@@ -352,6 +355,7 @@ class LocalPdp:
         self._monitor: threading.Thread | None = None
         self._spawner: threading.Thread | None = None
         self._standby_failed_at = -STANDBY_RETRY_S
+        self._standby_after = 0.0
         self._cfg_path = self.run_dir / "opa-config.json"
 
     # --- what the bridge sees ---------------------------------------------------------------
@@ -426,9 +430,9 @@ class LocalPdp:
         with self._lock:
             self.primary = primary
             self._down.clear()
+        self._standby_after = time.monotonic() + STANDBY_DELAY_S
         self._monitor = threading.Thread(target=self._watch, name="opafence-pdp-monitor", daemon=True)
-        self._monitor.start()
-        self._spawn_standby()
+        self._monitor.start()  # it starts the standby
 
     def stop(self) -> None:
         self._closing = True
@@ -481,7 +485,8 @@ class LocalPdp:
     def _spawn_standby(self) -> None:
         if not self.use_standby or self._closing:
             return
-        if time.monotonic() - self._standby_failed_at < STANDBY_RETRY_S:
+        now = time.monotonic()
+        if now - self._standby_failed_at < STANDBY_RETRY_S or now < self._standby_after:
             return
         t = self._spawner
         if t is not None and t.is_alive():

@@ -73,9 +73,15 @@ class ValueLedger:
     lossy: bool = False
     lossy_why: str = ""
     calls: int = 0  # calls decided in this task (a source's "call N")
+    # The keyed HMAC state before any message, copied per digest (cheaper than keying anew).
+    _mac: tuple[bytes, hmac.HMAC] | None = field(default=None, init=False, repr=False, compare=False)
 
     def digest(self, kind: str, value: str) -> str:
-        mac = hmac.new(self.key, f"{kind}\x00{value}".encode(), hashlib.sha256)
+        base = self._mac
+        if base is None or base[0] != self.key:
+            base = self._mac = (self.key, hmac.new(self.key, digestmod=hashlib.sha256))
+        mac = base[1].copy()
+        mac.update(f"{kind}\x00{value}".encode())
         return mac.hexdigest()[: DIGEST_BYTES * 2]
 
     def mark_lossy(self, why: str) -> None:

@@ -252,6 +252,9 @@ def _email_values(raw: str) -> Iterator[Value]:
 _OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
 
 
+_CLOSERS = (b"]", b")", b"}", b">")
+
+
 def _deobfuscated(text: str, low: str) -> str:
     """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
     parts: list[str] = []
@@ -320,8 +323,15 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     if not text.isascii():
         # Fullwidth @, compatibility digits and the like spell the same targets.
         text = unicodedata.normalize("NFKC", text)
-    for kind, raw in _SCANNER.hits(text.encode("utf-8", "replace")):
+    b = text.encode("utf-8", "replace")
+    low = b.lower()
+    for kind, raw in _SCANNER.hits(b, low):
         yield from _normalized(kind, raw, home)
+    # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
+    # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
+    # lower-cased str and three slow hint passes on ordinary text.
+    if not any(c in b for c in _CLOSERS) and b" dot " not in low:
+        return
     plain = _deobfuscated(text, text.lower())
     if plain:
         for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):

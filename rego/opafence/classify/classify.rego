@@ -67,10 +67,10 @@ browser_page := {p} if {
 	p != ""
 } else := set()
 
-fact_recipients := {lower(r.address) |
+fact_recipients := ({lower(r.address) |
 	some r in input.facts.recipients
 	object.get(r, "address", "") != ""
-} | channel_recipients
+} | channel_recipients) | handle_recipients
 
 # A recipient the facts could not read as an address: no recipient grant can cover the call.
 recipients_unclear if {
@@ -81,6 +81,7 @@ recipients_unclear if {
 recipients_unclear if {
 	some v in channel_values
 	not channel_name(v)
+	not channel_handle(v)
 }
 
 clear_recipient(r) if {
@@ -111,6 +112,25 @@ channel_name(v) := name if {
 	regex.match(`^[a-z0-9][a-z0-9_.-]{0,79}$`, name)
 }
 
+# A direct message to a handle written where a channel goes (`"channel": "@oskar"`).
+channel_handle(v) := lower(trim_space(v)) if {
+	is_string(v)
+	regex.match(`^@[a-z0-9][a-z0-9_.-]{0,63}$`, lower(trim_space(v)))
+}
+
+# People a call reaches by handle: DM targets, invitees, reviewers ("@tanvir" or ["@tanvir"]).
+handle_keys := {"user", "users", "user_handle", "handle", "handles", "reviewers", "invitee", "invitees", "members", "assignee", "assignees"}
+
+handle_recipients contains h if {
+	some k, v in input.call.args
+	lower(k) in handle_keys
+	some h in handle_values(v)
+}
+
+handle_values(v) := {h | h := channel_handle(v)} if is_string(v)
+
+handle_values(v) := {h | some x in v; h := channel_handle(x)} if is_array(v)
+
 # METADATA
 # title: channel_recipients
 # description: |
@@ -120,6 +140,9 @@ channel_name(v) := name if {
 channel_recipients := {concat("", ["#", name]) |
 	some v in channel_values
 	name := channel_name(v)
+} | {h |
+	some v in channel_values
+	h := channel_handle(v)
 }
 
 # Targets of a table-driven action: whatever the facts found in the arguments.

@@ -130,6 +130,8 @@ facts_plain if {
 	count(input.facts.secrets) == 0
 	count(input.facts.urls) == 0
 	count(input.facts.recipients) == 0
+	count(object.get(input.facts, "links", [])) == 0
+	count(object.get(input.facts, "env_vars", [])) == 0
 	count(data.opafence.classify.args.unknown_keys) == 0
 	count(data.opafence.classify.args.missing_keys) == 0
 	args_clean
@@ -188,6 +190,12 @@ guarded_roots contains norm(p) if {
 }
 
 guarded_roots contains socket_dir if socket_dir != ""
+
+# The code Hermes runs (host.code_dirs: its Python environment, the packages, the loaded Rego).
+guarded_roots contains norm(p) if {
+	some p in object.get(input.host, "code_dirs", [])
+	p != ""
+}
 
 guarded_roots contains norm(p) if {
 	some key in ["protected_paths", "trust_paths", "credential_paths"]
@@ -342,6 +350,9 @@ shell_read if {
 		plain_read(c)
 	}
 	not prohibits_any({"READ"})
+
+	# "don't run any commands" forbids a read-only command too (task.rego runs_commands)
+	not prohibits_any({"EXECUTION"})
 	not read_granted
 }
 

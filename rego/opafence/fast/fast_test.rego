@@ -231,3 +231,9 @@ test_declines_shell_programs_that_are_more_than_reads if {
 		declines(inp, {"t1": edit_task}, config)
 	}
 }
+
+# "Don't run any commands" forbids a read-only command too: the full policy blocks it.
+test_declines_shell_reads_when_commands_are_forbidden if {
+	no_commands := object.union(edit_task, {"prohibitions": [{"classes": ["EXECUTION"], "keywords": [], "evidence": "don't run any commands", "egress": false}]})
+	declines(git_status, {"t1": no_commands}, config)
+}

@@ -9,6 +9,7 @@ package opafence.lib.grants
 
 import data.opafence.classify.mcp
 import data.opafence.lib.paths
+import data.opafence.lib.runner
 
 # Classes whose targets are files: a grant without paths covers the workspace only.
 path_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATION"}
@@ -35,13 +36,14 @@ covers(g, a, ctx) if {
 	paths_ok(g, a, ctx.workspace)
 	recipients_ok(g, a)
 	domains_ok(g, a)
-	commands_ok(g, a)
+	commands_ok(g, a, ctx)
 	packages_ok(g, a)
 	tools_ok(g, ctx.tool)
 	objects_ok(g, ctx)
 	operations_ok(g, a, ctx)
 	access_ok(g, a, ctx)
 	runner_ok(g, a, ctx)
+	push_ok(g, a, ctx)
 	words_ok(g, ctx)
 }
 
@@ -109,7 +111,12 @@ path_granted(g, p, ws) if {
 	count(g.paths) == 0
 	g.class != "DELETE"
 	paths.under_any(p, ws)
+	not git_internal(p)
 }
+
+# A repository's own files (.git/config: its remotes, hooks, settings) are not the workspace's
+# files: a workspace grant never covers them (a changed remote would redirect a granted push).
+git_internal(p) if regex.match(`(^|/)\.git(/|$)`, p)
 
 # --- recipients, domains, commands, packages, tools ----------------------------------------------
 
@@ -141,16 +148,52 @@ domains_ok(g, a) if {
 	}
 }
 
-commands_ok(g, _) if {
+commands_ok(g, _, _) if {
 	count(g.commands) == 0
 	g.capability != "run_command"
 }
 
-commands_ok(g, a) if {
+# A literal command the user named runs only as written: the same argv, run the way the literal
+# was (environment, wrappers, redirections, standard input, operands), where it was named.
+commands_ok(g, a, ctx) if {
 	count(g.commands) > 0
 	count(a.argv) > 0
-	paths.command_matches_any(a.argv, g.commands)
+	some lit in g.literals
+	lit.argv == a.argv
+	literal_named(g, lit)
+	every c in runs_of(a, ctx) {
+		same_place(c, lit)
+	}
+	every d in object.get(ctx, "run_dirs", set()) {
+		d == lit.cwd
+	}
 }
+
+# A command recorded without a literal of its own (one the parser could not follow, a spelling
+# the compiler adds such as `python3 x.py` for "run x.py", or a grant made elsewhere): the same
+# words, run bare where the task runs.
+commands_ok(g, a, ctx) if {
+	count(g.commands) > 0
+	count(a.argv) > 0
+	not has_literal(g, a)
+	paths.command_matches_any(a.argv, g.commands)
+	every c in runs_of(a, ctx) {
+		bare(c)
+	}
+	every d in object.get(ctx, "run_dirs", set()) {
+		d == object.get(ctx, "cwd", "")
+	}
+}
+
+has_literal(g, a) if {
+	some lit in g.literals
+	lit.argv == a.argv
+}
+
+# The call's simple commands that are this action's command.
+runs_of(a, ctx) := [c | some c in object.get(ctx, "commands", []); c.argv == a.argv]
+
+bare(c) if place(c) == {"operand_paths": object.get(c, "operand_paths", []), "redirects": [], "env": {}, "wrappers": [], "pipe_from": ""}
 
 # An install grant names its packages; one without names covers only installing the project's
 # own dependencies (npm ci, pip install with no names).
@@ -272,6 +315,34 @@ runner_ok(g, a, ctx) if {
 		paths.under_any(p, roots)
 	}
 	every p in runner_operands(a, ctx) {
+		paths.under_any(p, roots)
+	}
+	every d in object.get(ctx, "run_dirs", set()) {
+		paths.under_any(d, roots)
+	}
+	runner_words_ok(a, ctx, roots)
+}
+
+# The runner as the user asked for it: no option that loads code, runs another command, reads
+# another configuration or uploads (lib/runner), paths written inside its words only in the
+# workspace (--junitxml=PATH, -o cache_dir=PATH), and an environment that changes none of that.
+runner_words_ok(a, ctx, roots) if {
+	count(runner.risky(a.argv)) == 0
+	every v in runner.embedded(a.argv) {
+		runner.inside(v, roots)
+	}
+	every c in runs_of(a, ctx) {
+		runner.env_ok(object.get(c, "env", {}), roots)
+	}
+}
+
+# A push grant pushes this workspace's repository, not one elsewhere (git -C DIR, cd DIR).
+push_ok(g, _, _) if g.capability != "push"
+
+push_ok(g, a, ctx) if {
+	g.capability == "push"
+	roots := [r | some r in array.concat(object.get(ctx, "workspace", []), [object.get(ctx, "cwd", "")]); r != ""]
+	every p in a.paths {
 		paths.under_any(p, roots)
 	}
 	every d in object.get(ctx, "run_dirs", set()) {

@@ -33,8 +33,14 @@ cases := [
 	{"name": "unclear recipients", "g": g("COMMUNICATION", {"recipients": ["x@y.z"]}), "a": a("COMMUNICATION", {"recipients": {"x@y.z"}, "open": true}), "want": false},
 	{"name": "domain granted", "g": g("EXTERNAL_WRITE", {"domains": ["github.com"]}), "a": a("EXTERNAL_WRITE", {"domains": {"api.github.com"}}), "want": true},
 	{"name": "domain missing", "g": g("EXTERNAL_WRITE", {"domains": ["github.com"]}), "a": a("EXTERNAL_WRITE", {}), "want": false},
-	{"name": "command prefix", "g": g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]}), "a": a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), "want": true},
+	{"name": "command named", "g": g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]}), "a": a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), "want": true},
 	{"name": "no argv", "g": g("EXECUTION", {"commands": ["make deploy"]}), "a": a("EXECUTION", {}), "want": false},
+	{"name": "workspace write never covers .git", "g": g("LOCAL_WRITE", {"workspace": true}), "a": a("LOCAL_WRITE", {"paths": {"/ws/.git/config"}, "caps": {"edit"}}), "want": false},
+	{"name": "a literal .git path grant does", "g": g("LOCAL_WRITE", {"paths": ["/ws/.git/config"]}), "a": a("LOCAL_WRITE", {"paths": {"/ws/.git/config"}, "caps": {"edit"}}), "want": true},
+	{"name": ".github is no .git", "g": g("LOCAL_WRITE", {"workspace": true}), "a": a("LOCAL_WRITE", {"paths": {"/ws/.github/ci.yml"}, "caps": {"edit"}}), "want": true},
+	{"name": "push of the workspace", "g": g("EXTERNAL_WRITE", {"capability": "push"}), "a": a("EXTERNAL_WRITE", {"paths": {"/ws"}, "caps": {"push"}}), "want": true},
+	{"name": "push of another repository", "g": g("EXTERNAL_WRITE", {"capability": "push"}), "a": a("EXTERNAL_WRITE", {"paths": {"/tmp/other"}, "caps": {"push"}}), "want": false},
+	{"name": "push to another remote", "g": g("EXTERNAL_WRITE", {"capability": "push"}), "a": a("EXTERNAL_WRITE", {"paths": {"/ws"}, "caps": {"push_url"}}), "want": false},
 	{"name": "tool glob", "g": g("EXTERNAL_WRITE", {"tools": ["term*"]}), "a": a("EXTERNAL_WRITE", {}), "want": true},
 	{"name": "tool glob miss", "g": g("EXTERNAL_WRITE", {"tools": ["mcp__*"]}), "a": a("EXTERNAL_WRITE", {}), "want": false},
 	{"name": "package named", "g": g("EXECUTION", {"capability": "install", "packages": ["Requests"]}), "a": a("EXECUTION", {"caps": {"install"}, "packages": {"requests[socks]>=2"}}), "want": true},
@@ -170,8 +176,37 @@ literal_covered(row) if grants.covers(row.g, row.a, row.ctx)
 
 else := false
 
-test_literal_command_prefix_still_covers_execution if {
-	grants.covers(lit_rm, a("EXECUTION", {"argv": ["rm", "-rf", "node_modules", "x"], "caps": {"run_command"}}), lctx([]))
+# A literal runs only as written: the same argv, run the way it was named, where it was named.
+test_push_from_elsewhere if {
+	push := g("EXTERNAL_WRITE", {"capability": "push"})
+	act := a("EXTERNAL_WRITE", {"paths": {"/ws"}, "caps": {"push"}})
+	grants.covers(push, act, object.union(ctx, {"run_dirs": {"/ws/sub"}}))
+	not grants.covers(push, act, object.union(ctx, {"run_dirs": {"/tmp/other"}}))
+}
+
+run_tests_of(argv) := a("EXECUTION", {"argv": argv, "caps": {"run_tests", "run_command"}})
+
+rctx(env) := object.union(ctx, {"cwd": "/ws", "commands": [cmdx(["pytest", "-q"], {"env": env})]})
+
+test_runner_words if {
+	tests := g("EXECUTION", {"capability": "run_tests"})
+	grants.covers(tests, run_tests_of(["pytest", "--junitxml=/ws/r.xml"]), ctx)
+	not grants.covers(tests, run_tests_of(["pytest", "--junitxml=/home/u/.bashrc"]), ctx)
+	not grants.covers(tests, run_tests_of(["pytest", "-p", "evil"]), ctx)
+	grants.covers(tests, run_tests_of(["pytest", "-q"]), rctx({"CI": "1"}))
+	not grants.covers(tests, run_tests_of(["pytest", "-q"]), rctx({"PYTEST_ADDOPTS": "-p evil"}))
+}
+
+test_literal_command_is_exact if {
+	exec := a("EXECUTION", {"argv": ["rm", "-rf", "node_modules"], "caps": {"run_command"}})
+	grants.covers(lit_rm, exec, lctx([rm_nm]))
+	not grants.covers(lit_rm, a("EXECUTION", {"argv": ["rm", "-rf", "node_modules", "x"], "caps": {"run_command"}}), lctx([]))
+	not grants.covers(lit_rm, exec, lctx([cmdx(rm_nm.argv, {"env": {"X": "1"}})]))
+	not grants.covers(lit_rm, exec, lctx([cmdx(rm_nm.argv, {"wrappers": ["nohup"]})]))
+	not grants.covers(lit_rm, exec, object.union(lctx([rm_nm]), {"run_dirs": {"/tmp"}}))
+	no_literal := g("EXECUTION", {"capability": "run_command", "commands": ["make deploy"]})
+	grants.covers(no_literal, a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), lctx([command(["make", "deploy"])]))
+	not grants.covers(no_literal, a("EXECUTION", {"argv": ["make", "deploy"], "caps": {"run_command"}}), lctx([cmdx(["make", "deploy"], {"env": {"X": "1"}})]))
 }
 
 # --- objects, kinds of action, people, access, runners --------------------------------------------

@@ -53,26 +53,22 @@ domain_within_any(host, domains) if {
 # METADATA
 # title: command_matches
 # description: |
-#   True when argv, joined with single spaces, equals the literal command prefix or starts with
-#   it followed by a space ("make deploy" matches make deploy --prod, not make deployer).
-command_matches(argv, prefix) if {
-	p := trim_space(prefix)
+#   True when argv, joined with single spaces, is the literal command exactly (whitespace
+#   normalized): "make deploy" matches make deploy, not make deploy --prod or make deployer.
+#   A literal runs only as written (issue 14): extra words are another command.
+command_matches(argv, literal) if {
+	p := normalize_command(literal)
 	p != ""
-	joined := concat(" ", argv)
-	joined == p
+	normalize_command(concat(" ", argv)) == p
 }
 
-command_matches(argv, prefix) if {
-	p := trim_space(prefix)
-	p != ""
-	startswith(concat(" ", argv), concat("", [p, " "]))
-}
+normalize_command(s) := trim_space(regex.replace(s, `\s+`, " "))
 
 # METADATA
 # title: command_matches_any
-# description: True when argv matches one of the literal command prefixes.
-command_matches_any(argv, prefixes) if {
-	some p in prefixes
+# description: True when argv is one of the literal commands.
+command_matches_any(argv, literals) if {
+	some p in literals
 	command_matches(argv, p)
 }
 

@@ -26,7 +26,9 @@ domain_cases := [
 
 command_cases := [
 	{"argv": ["make", "deploy"], "prefix": "make deploy", "want": true},
-	{"argv": ["make", "deploy", "ENV=1"], "prefix": "make deploy", "want": true},
+	{"argv": ["make", "deploy", "ENV=1"], "prefix": "make deploy", "want": false},
+	{"argv": ["make", "deploy", "--prod"], "prefix": "make deploy", "want": false},
+	{"argv": ["psql", "-c", "SELECT  1"], "prefix": "psql -c SELECT 1", "want": true},
 	{"argv": ["make", "deployer"], "prefix": "make deploy", "want": false},
 	{"argv": ["make"], "prefix": "make deploy", "want": false},
 	{"argv": ["npm", "test"], "prefix": "  npm test ", "want": true},

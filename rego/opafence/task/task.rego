@@ -201,6 +201,19 @@ hits contains {"p": p, "what": "sending data off this machine"} if {
 	classify.egress
 }
 
+# "Don't run any commands" binds every call that runs one, a read-only one (ls, git status) or
+# one inside code included, and a delegation (a subagent runs what it likes).
+hits contains {"p": p, "what": "running a command"} if {
+	some p in policy.prohibitions
+	"EXECUTION" in p.classes
+	count(object.get(p, "keywords", [])) == 0
+	runs_commands
+}
+
+runs_commands if count(object.get(input.facts, ["shell", "commands"], [])) > 0
+
+runs_commands if input.call.tool == "delegate_task"
+
 prohibited_classes contains c if {
 	some p in policy.prohibitions
 	applies(p)

@@ -161,6 +161,10 @@ no_send := policy_of(
 	{},
 )
 
+no_commands := policy_of([], [prohibition("p1", ["EXECUTION"], {"evidence": "don't run any commands"})], {})
+
+no_deploy_cmd := policy_of([], [prohibition("p1", ["EXECUTION"], {"keywords": ["deploy"], "evidence": "never run make deploy"})], {})
+
 offline := policy_of([], [prohibition("p1", [], {"egress": true, "evidence": "nothing leaves this machine"})], {})
 
 no_prod := policy_of(
@@ -228,7 +232,7 @@ cases := [
 	{"name": "npm test", "in": sh([["npm", "test"]]), "task": tests, "want": "allow", "codes": set()},
 	{"name": "make deploy is not a test", "in": sh([["make", "deploy"]]), "task": tests, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "literal command", "in": sh([["make", "deploy"]]), "task": deploy, "want": "allow", "codes": set()},
-	{"name": "literal command with arguments", "in": sh([["make", "deploy", "ENV=staging"]]), "task": deploy, "want": "allow", "codes": set()},
+	{"name": "literal command with more arguments", "in": sh([["make", "deploy", "ENV=staging"]]), "task": deploy, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "literal command is not a name prefix", "in": sh([["make", "deploy-prod"]]), "task": deploy, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "run_command needs commands", "in": sh([["make", "deploy"]]), "task": run_any, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "tests then delete", "in": sh([["pytest"], ["rm", "-rf", "/ws/build"]]), "task": tests, "want": "block", "codes": {"NOT_AUTHORIZED"}},
@@ -292,6 +296,10 @@ cases := [
 	{"name": "egress: fetch", "in": sh([["curl", "https://example.com"]]), "task": offline, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "egress: unknown", "in": call_input("mystery", {}, {}), "task": offline, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "egress: local read is fine", "in": read("/ws/a"), "task": offline, "want": "allow", "codes": set()},
+	{"name": "no commands: a read-only one too", "in": sh([["ls", "-la"]]), "task": no_commands, "want": "block", "codes": {"USER_PROHIBITION"}},
+	{"name": "no commands: a delegation", "in": call_input("delegate_task", {"goal": "run pytest"}, {}), "task": no_commands, "want": "block", "codes": {"USER_PROHIBITION"}},
+	{"name": "no commands: reading a file is fine", "in": read("/ws/a"), "task": no_commands, "want": "allow", "codes": set()},
+	{"name": "a keyword prohibition of one command spares others", "in": sh([["ls", "-la"]]), "task": no_deploy_cmd, "want": "allow", "codes": set()},
 	{"name": "keyword prohibition", "in": worded(sh([["kubectl", "delete", "ns", "prod"]]), ["kubectl", "delete", "ns", "prod"]), "task": no_prod, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "keyword prohibition via path", "in": write("/srv/prod/app.conf"), "task": no_prod, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "keyword prohibition spares reads", "in": read("/srv/prod/app.conf"), "task": no_prod, "want": "allow", "codes": set()},

@@ -5,6 +5,7 @@ import data.opafence.classify
 import data.opafence.classify.args
 import data.opafence.testing.call_input
 import data.opafence.testing.command
+import data.opafence.testing.path_fact
 import data.opafence.testing.report
 import data.opafence.testing.unattended_host
 
@@ -85,4 +86,17 @@ test_every_argument_table_tool_is_a_builtin if {
 	extra := {t | some t, _ in data.opafence.classify.args.tool_args} - {t | some t, _ in classify.builtin_tools}
 	report(extra)
 	count(extra) == 0
+}
+
+# The fast tier answers clean workspace reads without the full policy: a bad key is never one.
+test_fail_the_fast_tier_does_not_take_a_bad_key if {
+	inp := call_input("read_file", {"path": "/ws/a.md", "encoding": "x"}, {"paths": [path_fact("/ws/a.md", "path", "arg", "")]})
+	d := opafence.decision with input as inp with data.tasks.t as {}
+	d.verdict == "ask"
+}
+
+test_success_the_fast_tier_still_takes_a_clean_read if {
+	inp := call_input("read_file", {"path": "/ws/a.md"}, {"paths": [path_fact("/ws/a.md", "path", "arg", "")]})
+	d := opafence.decision with input as inp with data.tasks.t as {}
+	d.verdict == "allow"
 }

@@ -18,8 +18,22 @@ is_mcp if startswith(input.call.tool, "mcp__")
 
 # METADATA
 # title: words
-# description: The lower-case words of the tool's name (the facts', else split here on _ . -).
-words := [lower(w) | some w in input.facts.tool.mcp.words] if {
+# description: |
+#   The lower-case words of the tool's name (the facts', else split here on _ . -), without a
+#   first word that only repeats the server's name ("slack_post_message" on server slack is
+#   "post_message"): a verb after it is in the verb position.
+words := array.slice(name_words, 1, count(name_words)) if {
+	count(name_words) > 1
+	server_word(name_words[0])
+} else := name_words
+
+server := lower(object.get(input.facts.tool, ["mcp", "server"], split(input.call.tool, "__")[1]))
+
+server_word(w) if w == server
+
+server_word(w) if w in split(server, "_")
+
+name_words := [lower(w) | some w in input.facts.tool.mcp.words] if {
 	count(input.facts.tool.mcp.words) > 0
 } else := [w |
 	parts := split(input.call.tool, "__")
@@ -42,8 +56,12 @@ actions contains action.make(c, object.union(data.opafence.classify.fact_targets
 
 # METADATA
 # title: name_classes
-# description: The classes the tool name's verbs give (verbs.classes).
-name_classes := verbs.classes(words)
+# description: |
+#   The classes the tool name's verbs give (verbs.classes). A tool whose name acts on money ("create_transfer") makes that payment: FINANCIAL, not also
+#   an external write beside it (a payment grant covers it, and it still asks).
+name_classes := verbs.classes(words) - {"EXTERNAL_WRITE"} if {
+	verbs.payment_name(words)
+} else := verbs.classes(words)
 
 actions contains action.make("EXTERNAL_WRITE", {
 	"domains": destination_hosts, "egress": true, "why": "a URL the service will call",
@@ -228,6 +246,24 @@ access_levels contains level if {
 	data.opafence.classify.mcp.role_args[lower(path[count(path) - 1])]
 	is_string(value)
 	level := object.get(data.opafence.classify.mcp.access_roles, lower(trim_space(value)), "?")
+}
+
+# An ownership transfer, however spelled (transfer_ownership: true, new_owner: x): more than any
+# role a share grant names.
+access_levels contains "admin" if {
+	is_mcp
+	walk(object.get(input.call, "args", {}), [path, value])
+	count(path) > 0
+	is_string(path[count(path) - 1])
+	data.opafence.classify.mcp.ownership_args[lower(path[count(path) - 1])]
+	ownership_value(value)
+}
+
+ownership_value(true)
+
+ownership_value(v) if {
+	is_string(v)
+	not lower(trim_space(v)) in {"", "false", "no", "0", "none"}
 }
 
 # METADATA

@@ -22,7 +22,26 @@ cases := [
 	# Without words from the facts, the name is split here.
 	{"tool": "mcp__slack__post_message", "words": [], "want": {"COMMUNICATION"}},
 	{"tool": "mcp__bank__Transfer-Funds.now", "words": [], "want": {"FINANCIAL"}},
+	# A first word that repeats the server's name is no word of the tool's name.
+	{"tool": "mcp__slack__slack_post_message", "words": ["slack", "post", "message"], "want": {"COMMUNICATION"}},
+	{"tool": "mcp__jira__jira_create_issue", "words": ["jira", "create", "issue"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__google_calendar__google_list_events", "words": ["google", "list", "events"], "want": {"READ"}},
+	{"tool": "mcp__slack__slack", "words": ["slack"], "want": {"UNKNOWN"}},
+	# A payment-named write is the payment, not an external write beside it.
+	{"tool": "mcp__wise__create_transfer", "words": ["create", "transfer"], "want": {"FINANCIAL"}},
+	{"tool": "mcp__stripe__create_refund", "words": ["create", "refund"], "want": {"FINANCIAL"}},
+	{"tool": "mcp__stripe__create_invoice", "words": ["create", "invoice"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__mybank__add_payee", "words": ["add", "payee"], "want": {"FINANCIAL"}},
+	{"tool": "mcp__spotify__change_plan", "words": ["change", "plan"], "want": {"FINANCIAL"}},
+	{"tool": "mcp__okta__add_user_to_group", "words": ["add", "user", "to", "group"], "want": {"EXTERNAL_WRITE", "PERMISSION_CHANGE"}},
+	{"tool": "mcp__github__request_reviewers", "words": ["request", "reviewers"], "want": {"EXTERNAL_WRITE"}},
+	{"tool": "mcp__github__create_pull_request", "words": ["create", "pull", "request"], "want": {"EXTERNAL_WRITE"}},
 ]
+
+test_create_pull_request_is_only_a_create if {
+	mcp.name_operations == {"EXTERNAL_WRITE": {"create"}} with input as mcp_input("mcp__github__create_pull_request", ["create", "pull", "request"], {})
+	mcp.name_operations == {"EXTERNAL_WRITE": {"append"}} with input as mcp_input("mcp__notion__append_block_children", ["append", "block", "children"], {})
+}
 
 test_mcp_table if {
 	bad := [{"tool": row.tool, "got": got, "want": row.want} |
@@ -65,6 +84,15 @@ test_channel_is_a_recipient if {
 	classify.targets.COMMUNICATION.recipients == ["#releases"] with input as post({"channel": "#releases", "text": "x"})
 	classify.targets.COMMUNICATION.recipients == ["#releases"] with input as post({"channel": " Releases", "text": "x"})
 	classify.targets.COMMUNICATION.open == false with input as post({"channel": "#releases", "text": "x"})
+}
+
+test_handles_are_recipients if {
+	classify.targets.COMMUNICATION.recipients == ["@oskar"] with input as post({"channel": "@Oskar", "text": "x"})
+	classify.targets.COMMUNICATION.open == false with input as post({"channel": "@oskar", "text": "x"})
+	inp := mcp_input("mcp__github__request_reviewers", ["request", "reviewers"], {})
+	classify.targets.EXTERNAL_WRITE.recipients == ["@tanvir", "@z"] with input as with_args(inp, {"reviewers": ["@tanvir", "@z", "plain"]})
+	classify.targets.EXTERNAL_WRITE.recipients == ["@tanvir"] with input as with_args(inp, {"user": "@tanvir"})
+	count(classify.targets.EXTERNAL_WRITE.recipients) == 0 with input as with_args(inp, {"user": "tanvir"})
 }
 
 test_unplain_channel_makes_the_message_open if {
@@ -125,6 +153,10 @@ test_share_access_levels if {
 	mcp.access_levels == {"admin"} with input as with_args(share, {"email": "a@b.c", "role": "Owner"})
 	mcp.access_levels == {"read", "?"} with input as with_args(share, {"permissions": [{"role": "reader"}, {"role": "boss"}]})
 	count(mcp.access_levels) == 0 with input as with_args(share, {"email": "a@b.c"})
+	mcp.access_levels == {"read", "admin"} with input as with_args(share, {"email": "a@b.c", "role": "reader", "transfer_ownership": true})
+	mcp.access_levels == {"admin"} with input as with_args(share, {"email": "a@b.c", "new_owner": "a@b.c"})
+	count(mcp.access_levels) == 0 with input as with_args(share, {"email": "a@b.c", "transfer_ownership": false})
+	count(mcp.access_levels) == 0 with input as with_args(share, {"email": "a@b.c", "transferOwnership": "false"})
 	mcp.open_grantee with input as with_args(share, {"type": "anyone", "role": "reader"})
 	mcp.open_grantee with input as with_args(share, {"public": true})
 	not mcp.open_grantee with input as with_args(share, {"type": "user", "email": "a@b.c"})

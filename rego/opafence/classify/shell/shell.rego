@@ -343,8 +343,9 @@ base_actions(cmd) := {action_for(cmd, c, eff(cmd), false) | some c in base_class
 
 flag_given(cmd, f) if f in flags(cmd)
 
+# A long option with its value attached: --output=x, and single-dash long options (-out=x).
 flag_given(cmd, f) if {
-	startswith(f, "--")
+	count(f) > 2
 	some g in flags(cmd)
 	startswith(g, concat("", [f, "="]))
 }

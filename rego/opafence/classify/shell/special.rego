@@ -419,6 +419,44 @@ git_push_url(cmd) if {
 	git_repo_address(repo)
 }
 
+# A push grant pushes to the remote as configured when it was made (issue 14): a destination
+# given any other way is not that remote. --repo names it; a -c / --config-env setting or a
+# GIT_CONFIG* / GIT_DIR variable redefines it for this call; a remote other than the usual
+# names is one the words did not name (an added remote is never covered: git remote add
+# carries remote_config, not commit).
+git_push_url(cmd) if flag_given(cmd, "--repo")
+
+git_push_url(cmd) if {
+	some i, t in cmd.argv
+	t == "-c"
+	i + 1 < count(cmd.argv)
+	git_remote_setting(cmd.argv[i + 1])
+}
+
+git_push_url(cmd) if {
+	some t in cmd.argv
+	startswith(t, "--config-env")
+}
+
+git_push_url(cmd) if {
+	some k, _ in object.get(cmd, "env", {})
+	git_config_env(k)
+}
+
+git_push_url(cmd) if {
+	repo := rest_operands(cmd)[0]
+	not git_repo_address(repo)
+	not repo in {"origin", "upstream"}
+}
+
+git_remote_setting(kv) if regex.match(`^(remote|url|branch)\.`, lower(kv))
+
+git_remote_setting(kv) if startswith(lower(kv), "push.")
+
+git_config_env(k) if startswith(upper(k), "GIT_CONFIG")
+
+git_config_env(k) if upper(k) in {"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_NAMESPACE"}
+
 git_repo_address(repo) if contains(repo, "://")
 
 git_repo_address(repo) if contains(repo, "@")

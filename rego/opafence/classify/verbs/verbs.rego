@@ -26,6 +26,22 @@ with_money(words, verbs) := ((verbs | escalated(words, verbs)) | unknown_verbs(w
 
 # "create_payment", "send_payment", "add_transfer": writing a payment is paying. The noun is the
 # name's head: its last word before a preposition that is no verb, qualifier or number.
+# METADATA
+# title: payment_name
+# description: |
+#   True when a write's name acts on money ("create_transfer", "create_refund"): the write is
+#   that payment.
+payment_name(words) if money_name(words, ((named(words) | phrased(words)) | booked(words)))
+
+# The last word before a preposition is a money noun that is also a verb elsewhere ("refund",
+# "plan"): "create_refund", "change_plan" act on money.
+money_name(words, verbs) if {
+	count(verbs - {"READ", "UNKNOWN"}) > 0
+	end := name_end(words)
+	end > 1
+	data.opafence.classify.verbs.money_nouns[words[end - 1]]
+}
+
 money_name(words, verbs) if {
 	some w in words
 	data.opafence.classify.verbs.money_nouns[w]

@@ -10,6 +10,8 @@
 #   - data.tasks: schema.tasks
 package opafence.guards.common
 
+import data.opafence.lib.runner
+
 # --- paths ----------------------------------------------------------------------------------
 
 # METADATA
@@ -459,7 +461,7 @@ write_all_cmds := {
 
 copy_cmds := {"cp", "install", "rsync", "scp", "ditto"}
 
-cmd_changes(c) := (by_name_changes(c) | option_changes(c)) | clone_changes(c)
+cmd_changes(c) := ((by_name_changes(c) | option_changes(c)) | clone_changes(c)) | runner_changes(c)
 
 by_name_changes(c) := {{"path": p, "kind": "delete", "recursive": is_recursive(c)} |
 	some p in operand_paths(c)
@@ -499,6 +501,14 @@ option_changes(c) := {{"path": value_path(c, v), "kind": "write", "recursive": f
 	some f in (object.get(output_flags, cmd_name(c), set()) | object.get(dir_flags, cmd_name(c), set()))
 	some v in values(c, f)
 	v != "-"
+}
+
+# A test, build or lint runner's report and cache outputs (--junitxml=PATH, -o cache_dir=PATH,
+# --basetemp PATH, -coverprofile=PATH): writes like any other (lib/runner).
+runner_changes(c) := {{"path": expand(v), "kind": "write", "recursive": true} |
+	count(runner.names(c.argv)) > 0
+	some v in runner.option_paths(c.argv)
+	not startswith(v, "//")
 }
 
 # `git clone URL DIR` writes DIR.

@@ -17,6 +17,12 @@ package opafence.guards.secrets
 import data.opafence.classify
 import data.opafence.guards.common
 import data.opafence.guards.reach
+import data.opafence.guards.secrets.catalogue
+import data.opafence.guards.secrets.catalogue_home_parents
+import data.opafence.guards.secrets.catalogue_home_tops
+import data.opafence.guards.secrets.catalogue_system_parents
+import data.opafence.guards.secrets.credential_services
+import data.opafence.guards.secrets.credential_var_names
 import data.opafence.guards.secrets.env_template_suffixes
 import data.opafence.guards.secrets.hermes_secret_files
 import data.opafence.guards.secrets.hermes_secret_parents
@@ -80,6 +86,24 @@ secret_norm(np) if env_file(regex.replace(np, `^.*/`, ""))
 
 secret_norm(np) if regex.match(`^/proc/[^/]+/(task/[^/]+/)?environ$`, np)
 
+# The catalogue (catalogue/data.yaml): credential locations of package managers, cloud and CI
+# tools, AI tools and their MCP settings, wallets, VPNs, key files, histories, password stores.
+secret_norm(np) if catalogue_source(np)
+
+# METADATA
+# title: catalogue_source
+# description: The catalogue's source for a normalized path it lists (or lies below), if any.
+catalogue_source(np) := catalogue.home[x] if {
+	some x in common.prefixes(common.home_relative(np))
+	catalogue.home[x]
+} else := catalogue.home[x] if {
+	some x in common.prefixes(other_home_relative(np))
+	catalogue.home[x]
+} else := catalogue.system[concat("", ["/", x])] if {
+	some x in common.prefixes(trim_prefix(np, "/"))
+	catalogue.system[concat("", ["/", x])]
+} else := catalogue.names[regex.replace(np, `^.*/`, "")]
+
 # Public halves and bookkeeping in any .ssh directory are not secret.
 ssh_public(np) if {
 	contains(np, "/.ssh/")
@@ -116,9 +140,13 @@ hermes_relative(np) := substring(np, count(hermes_home) + 1, -1) if {
 #   The places secret material lives, as normalized absolute paths: the home's secret
 #   directories and files, the system's, and Hermes' credential stores. A glob that could match
 #   one, or a recursive read of a directory above one, reads it.
-secret_roots := ({concat("/", [common.home, d]) | common.home != ""; some d in home_secret_dirs} | {d |
+secret_roots := (({concat("/", [common.home, d]) | common.home != ""; some d in home_secret_dirs} | {d |
 	some d in system_secret_paths
-}) | {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_secret_files}
+}) | {concat("/", [hermes_home, f]) | hermes_home != ""; some f in hermes_secret_files}) | catalogue_roots
+
+catalogue_roots := {concat("/", [common.home, d]) | common.home != ""; some d, _ in catalogue.home} | {d |
+	some d, _ in catalogue.system
+}
 
 # A glob whose last component could name a secret file (`id_*`, `*.pem`, `.env*`, `.n?trc`),
 # unless it matches any ordinary name as well (`*`, `*.json`, `.*`): then the directory decides.
@@ -135,13 +163,17 @@ secret_glob(np) if {
 # glob's next component matches; deeper or elsewhere, all of them.
 glob_candidates(np, lp) := {concat("/", [common.home, d]) |
 	re := reach.glob_regex(split(np, "/")[count(split(common.home, "/"))])
-	some top in home_secret_tops
+	some top in all_tops
 	regex.match(re, top)
-	some d in home_secret_dirs
+	some d in home_catalogue
 	startswith(concat("", [d, "/"]), concat("", [top, "/"]))
 } if {
 	lp == common.home
 } else := secret_roots
+
+home_catalogue := {d | some d in home_secret_dirs} | {d | some d, _ in catalogue.home}
+
+all_tops := {t | some t in home_secret_tops} | {t | some t in catalogue_home_tops}
 
 secret_glob(np) if {
 	last := regex.replace(np, `^.*/`, "")
@@ -191,6 +223,14 @@ secret_reads contains r if {
 	recursive_read_secret(r.path)
 }
 
+# A hard link of a secret file (facts.links: same device and inode) is that file.
+secret_reads contains {"path": l.path, "how": r.how} if {
+	some l in object.get(input.facts, "links", [])
+	secret_path(l.same_as)
+	some r in reach.reads
+	r.path == l.path
+}
+
 # A recursive read's own path is judged as a plain read once (most are plain reads too).
 recursive_read_secret(p) if {
 	not p in plain_read_paths
@@ -224,6 +264,11 @@ above_secrets(np) if common.within(common.home, np)
 above_secrets(np) if common.home_relative(np) in home_secret_parents
 
 above_secrets(np) if np in system_secret_parents
+
+# The catalogue's parents, precomputed (secrets_test checks them against the catalogue).
+above_secrets(np) if common.home_relative(np) in catalogue_home_parents
+
+above_secrets(np) if np in catalogue_system_parents
 
 above_secrets(np) if common.within(hermes_home, np)
 
@@ -427,6 +472,67 @@ secret_var(name, o) if {
 	startswith(o, "$")
 }
 
+# --- the browser ---------------------------------------------------------------------------------
+
+# METADATA
+# title: SECRET_BROWSER_PAGE
+# description: >-
+#   This opens {{.url}}, a page of the browser itself (saved passwords, cookies, settings,
+#   extensions); what it shows is the browser's secret material.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the browser's own pages.
+ask contains reason.render(rego.metadata.rule(), {"url": substring(u.raw, 0, 120)}) if {
+	some u in input.facts.urls
+	browser_internal(lower(u.scheme), lower(u.path))
+	browser_tool
+}
+
+browser_tool if startswith(input.call.tool, "browser_")
+
+browser_tool if regex.match(`(?i)(browser|navigate|playwright|puppeteer|chrome|webview)`, input.call.tool)
+
+browser_internal(scheme, _) if scheme in {
+	"chrome", "edge", "brave", "opera", "vivaldi", "chrome-extension", "moz-extension", "devtools",
+	"chrome-untrusted", "chrome-search", "edge-extension", "resource",
+}
+
+browser_internal("about", page) if not page in {"blank", "srcdoc", "newtab", "home"}
+
+# METADATA
+# title: SECRET_BROWSER_STORAGE
+# description: >-
+#   This reads the browser's {{.what}} (cookies, local or session storage, IndexedDB, stored
+#   credentials), which hold the sessions of every site the browser is logged into.
+# custom:
+#   code: SECRET_READ
+#   fix: Approve it only if the task really needs the browser's stored sessions.
+ask contains reason.render(rego.metadata.rule(), {"what": what}) if {
+	some what in browser_storage_reads
+}
+
+browser_storage_reads contains m if {
+	input.call.tool == "browser_cdp"
+	m := object.get(input.call.args, "method", "")
+	is_string(m)
+	lower(m) in cdp_secret_methods
+}
+
+# Script the page runs (browser_console, CDP Runtime.evaluate) that names the storage.
+browser_storage_reads contains w if {
+	input.call.tool in {"browser_console", "browser_cdp"}
+	some w in input.facts.words
+	w in {"cookie", "cookies", "localstorage", "sessionstorage", "indexeddb", "cookiestore", "credentials"}
+}
+
+cdp_secret_methods := {
+	"network.getallcookies", "network.getcookies", "page.getcookies", "storage.getcookies",
+	"domstorage.getdomstorageitems", "indexeddb.requestdata", "indexeddb.requestdatabase",
+	"indexeddb.getmetadata", "cachestorage.requestentries", "cachestorage.requestcachedresponse",
+	"storage.getsharedstorageentries", "storage.getinterestgroupdetails", "webauthn.getcredentials",
+	"webauthn.getcredential",
+}
+
 # --- what leaves the machine --------------------------------------------------------------------
 
 outbound_tools := {
@@ -571,6 +677,92 @@ deny contains reason.render(rego.metadata.rule(), {"path": p}) if {
 exact_command_granted if {
 	some c in common.commands
 	common.line(c) in common.granted_commands
+}
+
+# --- credentials held in environment variables -------------------------------------------------
+
+# METADATA
+# title: env_credentials
+# description: >-
+#   The credential-like environment variables the call's program expands or reads
+#   (`*_TOKEN`, `*_KEY`, `*_SECRET`, `*PASSWORD*`, cloud, CI and database variables).
+env_credentials contains n if {
+	some n in object.get(input.facts, "env_vars", [])
+	credential_var(n)
+}
+
+credential_var(n) if {
+	regex.match(credential_var_pattern, n)
+	not upper(n) in {"PWD", "OLDPWD"}
+}
+
+credential_var(n) if lower(n) in {x | some x in credential_var_names}
+
+credential_var_pattern := concat("", [
+	`(?i)(token|secret|passw|credential|api_?key|_key$|^key$|_key_|private|session|cookie|auth`,
+	`|(^|_)(pwd|pass)$|_pat$|^pat_|_dsn$)`,
+])
+
+# A credential that goes only to its own service (`GITHUB_TOKEN` to api.github.com) is the
+# ordinary use of it; anywhere else, or where the destination is not known, it leaks.
+own_service(n) if {
+	count(destinations) > 0
+	services := credential_services[upper(split(n, "_")[0])]
+	every d in destinations {
+		some g in services
+		host_under(d, g)
+	}
+}
+
+leaked_env_credentials contains n if {
+	outbound
+	some n in env_credentials
+	not own_service(n)
+}
+
+# METADATA
+# title: SECRET_ENV_EGRESS
+# description: >-
+#   This call puts the environment variable {{.name}}, a credential, into something that leaves
+#   the machine, to a destination that is neither its own service nor one the user named.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: >-
+#     Never send credentials from the environment elsewhere; if the user wants this request,
+#     they name its destination in their own words (then they are asked).
+deny contains reason.render(rego.metadata.rule(), {"name": n}) if {
+	some n in leaked_env_credentials
+	not named_destination
+}
+
+# METADATA
+# title: SECRET_ENV_EGRESS_NAMED
+# description: >-
+#   This call sends the environment variable {{.name}}, a credential, to a destination the user
+#   named; they confirm it first.
+# custom:
+#   code: SECRET_EGRESS
+#   fix: Approve it only if that destination should receive this credential.
+ask contains reason.render(rego.metadata.rule(), {"name": n}) if {
+	some n in leaked_env_credentials
+	named_destination
+}
+
+# `cat /proc/$PPID/environ`, `tr '\0' '\n' < /proc/$$/environ`: a process's environment through
+# a path the shell computes.
+secret_reads contains {"path": a, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some a in c.argv
+	contains(a, "/proc/")
+	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
+}
+
+secret_reads contains {"path": r.raw, "how": common.cmd_name(c)} if {
+	some c in common.commands
+	some r in c.redirects
+	a := r.raw
+	contains(a, "/proc/")
+	regex.match(`(^|[^A-Za-z0-9_])/proc/[^/ ]+/(task/[^/ ]+/)?environ$`, a)
 }
 
 # --- after a secret read: outbound data blocks, or asks for a destination the user named -------

@@ -531,3 +531,140 @@ test_command_words_index_the_commands if {
 		regex.match(`^\.[^./]+$`, x)
 	}
 }
+
+# --- the catalogue (catalogue/data.yaml) -----------------------------------------------------------
+
+test_catalogue_is_normalized_and_sourced if {
+	every table in ["home", "system", "names"] {
+		every k, v in data.opafence.guards.secrets.catalogue[table] {
+			k == data.opafence.guards.common.norm(k)
+			count(trim_space(v)) > 8
+		}
+	}
+	every k, _ in data.opafence.guards.secrets.catalogue.system {
+		startswith(k, "/")
+	}
+	every k, _ in data.opafence.guards.secrets.catalogue.names {
+		not contains(k, "/")
+	}
+	locations := (count(data.opafence.guards.secrets.catalogue.home) + count(data.opafence.guards.secrets.catalogue.system)) + count(data.opafence.guards.secrets.catalogue.names)
+	locations >= 150
+}
+
+catalogue_cases := [
+	{"path": "/home/u/.cargo/credentials.toml", "secret": true},
+	{"path": "/home/u/.config/solana/id.json", "secret": true},
+	{"path": "/home/u/.cursor/mcp.json", "secret": true},
+	{"path": "/home/u/.bitcoin/wallets/main/wallet.dat", "secret": true},
+	{"path": "/home/bob/.kaggle/kaggle.json", "secret": true},
+	{"path": "/etc/wireguard/wg0.conf", "secret": true},
+	{"path": "/srv/backup/wg0.conf", "secret": true},
+	{"path": "/home/u/.local/share/fish/fish_history", "secret": true},
+	{"path": "/home/u/.cargo/config.toml", "secret": false},
+	{"path": "/home/u/.config/git/config", "secret": false},
+	{"path": "/home/u/.gemini/readme.md", "secret": false},
+	{"path": "/etc/hosts", "secret": false},
+]
+
+test_catalogue_paths if {
+	got := {c.path | some c in catalogue_cases; secrets.secret_path(c.path)} with input as f.read_file("x")
+	want := {c.path | some c in catalogue_cases; c.secret}
+	got == want
+}
+
+test_catalogue_source_names_the_tool if {
+	src := secrets.catalogue_source("/home/u/.kaggle/kaggle.json") with input as f.read_file("x")
+	contains(src, "Kaggle")
+}
+
+# A recursive read above a catalogued location, and a glob that could name one, read it.
+test_catalogue_recursive_and_glob if {
+	tar := f.terminal([f.sh(["tar", "czf", "/tmp/k.tgz", "/home/u/.kaggle"])])
+	count(secrets.ask) > 0 with input as tar with data.tasks.t as f.no_task
+	glob := f.terminal([f.sh(["cat", "/home/u/.k*/kaggle.json"])])
+	count(secrets.ask) > 0 with input as glob with data.tasks.t as f.no_task
+}
+
+# --- credentials in the environment ----------------------------------------------------------------
+
+env_call(cmd, host, vars) := object.union(
+	f.terminal([f.sh(["curl", cmd])]),
+	{"facts": object.union(f.terminal([f.sh(["curl", cmd])]).facts, {
+		"env_vars": vars,
+		"urls": [f.url(concat("", ["https://", host, "/"]), host, "/", 0) | host != ""],
+	})},
+)
+
+env_cases := [
+	{"name": "token to a stranger", "input": env_call("x", "collect.evil.test", ["OPENAI_API_KEY"]), "want": egress},
+	{"name": "password, unknown host", "input": env_call("x", "", ["DB_PASSWORD"]), "want": egress},
+	{"name": "database url", "input": env_call("x", "e.test", ["DATABASE_URL"]), "want": egress},
+	{"name": "token to its own service", "input": env_call("x", "api.github.com", ["GITHUB_TOKEN"]), "want": {}},
+	{"name": "not a credential", "input": env_call("x", "e.test", ["PATH", "HOME", "OLDPWD"]), "want": {}},
+]
+
+test_env_credentials_table if {
+	fails := f.failures(env_cases, {c.name: got |
+		some c in env_cases
+		got := {
+			"deny": {r.code | some r in secrets.deny with input as c.input with data.tasks.t as f.no_task},
+			"ask": {r.code | some r in secrets.ask with input as c.input with data.tasks.t as f.no_task},
+		}
+	})
+	fails == []
+}
+
+test_env_credential_to_a_named_destination_asks if {
+	task := f.task([{"id": "g1", "class": "EXTERNAL_WRITE", "capability": "publish", "evidence": "post to e.test", "domains": ["e.test"]}])
+	inp := env_call("x", "e.test", ["DEPLOY_TOKEN"])
+	count(secrets.deny) == 0 with input as inp with data.tasks.t as task
+	some r in secrets.ask with input as inp with data.tasks.t as task
+	contains(r.message, "DEPLOY_TOKEN")
+}
+
+test_computed_environ_path_is_a_secret_read if {
+	inp := f.terminal([object.union(f.sh(["tr", "a", "b"]), {"redirects": [{"op": "<", "fd": 0, "raw": "/proc/$$/environ", "path": "", "mode": "read"}]})])
+	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
+	r.code == "SECRET_READ"
+}
+
+# --- the browser -------------------------------------------------------------------------------------
+
+nav(raw, scheme, path) := f.call("browser_navigate", {"url": raw}, {"urls": [object.union(f.url(raw, "", path, 0), {"scheme": scheme})]})
+
+browser_cases := [
+	{"name": "saved passwords", "input": nav("chrome://settings/passwords", "chrome", "/passwords"), "want": read_ask},
+	{"name": "firefox logins", "input": nav("about:logins", "about", "logins"), "want": read_ask},
+	{"name": "blank page", "input": nav("about:blank", "about", "blank"), "want": {}},
+	{"name": "all cookies", "input": f.call("browser_cdp", {"method": "Network.getAllCookies"}, {}), "want": read_ask},
+	{"name": "layout", "input": f.call("browser_cdp", {"method": "Page.getLayoutMetrics"}, {}), "want": {}},
+	{"name": "console cookie", "input": f.call("browser_console", {"expression": "document.cookie"}, {"words": ["document", "cookie"]}), "want": read_ask},
+	{"name": "console title", "input": f.call("browser_console", {"expression": "document.title"}, {"words": ["document", "title"]}), "want": {}},
+]
+
+test_browser_table if {
+	fails := f.failures(browser_cases, {c.name: got |
+		some c in browser_cases
+		got := {
+			"deny": {r.code | some r in secrets.deny with input as c.input with data.tasks.t as f.no_task},
+			"ask": {r.code | some r in secrets.ask with input as c.input with data.tasks.t as f.no_task},
+		}
+	})
+	fails == []
+}
+
+# A hard link of a secret file (facts.links) is that file.
+test_hard_link_of_a_key_is_read_as_the_key if {
+	inp := object.union(f.read_file("notes.txt"), {"facts": object.union(f.read_file("notes.txt").facts, {"links": [{"path": "/home/u/src/app/notes.txt", "same_as": "/home/u/.ssh/id_rsa"}]})})
+	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
+	r.code == "SECRET_READ"
+	count(secrets.ask) == 0 with input as f.read_file("notes.txt") with data.tasks.t as f.no_task
+}
+
+test_catalogue_parent_tables_match_the_catalogue if {
+	cat := data.opafence.guards.secrets.catalogue
+	{x | some x in data.opafence.guards.secrets.catalogue_home_parents} == {x | some d, _ in cat.home; some x in proper_prefixes(d)}
+	{x | some x in data.opafence.guards.secrets.catalogue_home_tops} == {split(d, "/")[0] | some d, _ in cat.home}
+	sys := {concat("", ["/", x]) | some d, _ in cat.system; some x in proper_prefixes(trim_prefix(d, "/"))} | {"/"}
+	{x | some x in data.opafence.guards.secrets.catalogue_system_parents} == sys
+}

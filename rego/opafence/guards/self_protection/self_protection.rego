@@ -47,6 +47,12 @@ host_protected contains input.host.opa_socket
 
 host_protected contains input.host.package_dir
 
+# The code the Hermes process runs: its Python environment (site-packages, editable finders,
+# .pth files, bin/), Hermes' and opafence's package directories and the Rego opafence loads.
+host_protected contains p if {
+	some p in object.get(input.host, "code_dirs", [])
+}
+
 host_protected contains common.dirname(input.host.opa_socket) if {
 	common.dirname(input.host.opa_socket) != "/"
 }
@@ -71,7 +77,11 @@ installed_code := concat("", [
 	`(opafence|hermes_cli|hermes_agent|hermes_plugins|tools|agent|gateway|plugins|model_tools\.py|run_agent\.py)`,
 	`([-_.][^/]*)?(/|$)`,
 	# Python runs these at every start, Hermes and opafence included.
-	`|[^/]*\.pth$|(sitecustomize|usercustomize)\.py$)`,
+	`|[^/]*\.pth$|(sitecustomize|usercustomize)\.py$`,
+	# Editable installs: the finder module and its .pth point Python at the source tree.
+	`|__editable__[^/]*$)`,
+	# Hermes' and opafence's entry points, in whatever bin/ they were installed.
+	`|/bin/(hermes|hermes-agent|opafence)$`,
 ])
 
 protected(p) if {
@@ -141,6 +151,22 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 	some t in changes
 	t.kind != "none"
 	protected(t.path)
+}
+
+# METADATA
+# title: SELF_PROTECT_LINKED
+# description: >-
+#   This would {{.kind}} {{.path}}, which is another name (a hard link) of {{.same}}, a file of
+#   opafence or of Hermes' own configuration; the agent may never change it.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Leave the link alone; a person removes it outside the agent.
+deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], "path": t.path, "same": l.same_as})) if {
+	some l in object.get(input.facts, "links", [])
+	protected(l.same_as)
+	some t in changes
+	t.kind != "none"
+	t.path == l.path
 }
 
 # METADATA
@@ -248,8 +274,35 @@ changes := common.changes | shell_changes
 
 shell_changes := x if {
 	count(common.commands) > 0
-	x := ((((find_changes | perm_changes) | rsync_changes) | mount_changes) | link_changes) | maybe_changes
+	x := (((((find_changes | perm_changes) | rsync_changes) | mount_changes) | link_changes) | maybe_changes) | output_option_changes
 } else := set()
+
+# A runner's or linter's output-file option writes its value (`pytest --junitxml=F`,
+# `ruff --output-file F`, `mypy --junit-xml F`, `go build -o F`), whatever the program.
+output_option_changes contains {"path": common.value_path(c, v), "kind": "write", "recursive": false} if {
+	some c in common.commands
+	some i, a in c.argv
+	i > 0
+	startswith(a, "-")
+	regex.match(output_option_any, a)
+	some v in output_option_value(c, i, a)
+	v != ""
+	v != "-"
+}
+
+output_option_value(c, i, a) := {substring(a, count(m[0][1]) + 1, -1)} if {
+	m := regex.find_all_string_submatch_n(output_option_eq, a, 1)
+	count(m) == 1
+} else := {c.argv[i + 1]} if {
+	regex.match(output_option, a)
+	i + 1 < count(c.argv)
+}
+
+output_option := `^(-o|--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)$`
+
+output_option_any := `^(-o|--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)(=|$)`
+
+output_option_eq := `^(--?([A-Za-z][-A-Za-z_]*)?(out|output|log|report|junit|xml|html|result|dump|save|dest|target)[-A-Za-z_]*)=`
 
 # `find DIR -delete`, `find DIR -exec rm|chmod|mv|truncate … {} +`, `find DIR | xargs rm`:
 # everything below DIR.

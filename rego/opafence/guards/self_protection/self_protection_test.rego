@@ -396,3 +396,31 @@ test_every_reason_is_always if {
 		r.fix != ""
 	}
 }
+
+# A write through a hard link of a protected file (facts.links) changes that file.
+test_write_through_a_hard_link_blocks if {
+	w := f.write_file("scratch.txt")
+	inp := object.union(w, {"facts": object.union(w.facts, {"links": [{"path": "/home/u/src/app/scratch.txt", "same_as": "/home/u/.hermes/config.yaml"}]})})
+	some r in sp.deny with input as inp with data.tasks.t as f.no_task
+	r.code == "SELF_PROTECT_PATH"
+	contains(r.message, "hard link")
+}
+
+# The code Hermes runs (host.code_dirs), editable finders, entry points, and output-file options.
+code_host(inp) := f.with_host(inp, {"code_dirs": ["/opt/hermes/venv", "/home/u/src/opafence/rego"]})
+
+installed_cases := [
+	{"name": "venv bin", "input": code_host(f.write_file("/opt/hermes/venv/bin/python3")), "block": true},
+	{"name": "loaded rego", "input": code_host(f.write_file("/home/u/src/opafence/rego/opafence/decision.rego")), "block": true},
+	{"name": "editable finder", "input": f.write_file("/srv/py/lib/python3.12/site-packages/__editable___opafence_1_finder.py"), "block": true},
+	{"name": "entry point", "input": f.write_file("/usr/local/bin/hermes"), "block": true},
+	{"name": "junit into the venv", "input": code_host(f.terminal([f.sh(["pytest", "--junitxml=/opt/hermes/venv/bin/pip"])])), "block": true},
+	{"name": "output file option", "input": code_host(f.terminal([f.sh(["ruff", "check", "--output-file", "/opt/hermes/venv/x.py"])])), "block": true},
+	{"name": "project venv", "input": code_host(f.write_file("/home/u/src/app/.venv/bin/activate")), "block": false},
+	{"name": "junit in the workspace", "input": code_host(f.terminal([f.sh(["pytest", "--junitxml=reports/j.xml"])])), "block": false},
+]
+
+test_installed_code_table if {
+	got := {c.name | some c in installed_cases; some r in sp.deny with input as c.input with data.tasks.t as f.no_task; r.code == "SELF_PROTECT_PATH"}
+	got == {c.name | some c in installed_cases; c.block}
+}

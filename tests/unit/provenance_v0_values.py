@@ -1,0 +1,406 @@
+"""Frozen copy of the provenance scanner before the speed-up (commit 8d8749b), the reference the
+equivalence test compares the current one with. Do not edit.
+
+Target-like values in untrusted text: what an injection must name to send, pay or post somewhere.
+
+Pure functions. A tool result is read as JSON where it is JSON (its strings, keys and long
+numbers), as text otherwise; never as YAML. Every pattern is linear-time: character classes
+with bounded or possessive-free single loops, no nested quantifiers, so a hostile result
+cannot stall the hook. Values come out normalized the way call targets are normalized
+(targets.py), so one spelling matches the other:
+
+  email   lower-cased, display name dropped, domain IDNA-encoded, `[at]`/`(dot)` undone
+  domain  the registrable domain of a host, an email's or a URL's (IDNA, lower-case)
+  host    the full host of a URL or a bare domain
+  number  the digits of a phone or account number (7 to 34 of them)
+  iban    upper-case, spaces removed, mod-97 checked
+  handle  a chat channel or user handle without its `#`/`@`, lower-case
+  path    an absolute or home path (`~` expanded), trailing slashes removed
+  package a package name an install command names, lower-case, version dropped
+  command a command line in backticks or after a shell prompt, whitespace collapsed
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+import idna
+from provenance_v0_scan import Scanner
+
+# A result longer than this is scanned up to here only; the caller marks the task lossy.
+MAX_SCAN = 1 << 20
+MAX_DEPTH = 32
+
+Value = tuple[str, str]
+
+# "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops at evil dot example"
+_OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}at\s{0,3}[\]\)\}>]\s{0,3}")
+_OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}dot\s{0,3}[\]\)\}>]\s{0,3}")
+_SPELLED = re.compile(
+    r"(?i)\b([a-z0-9._%+-]{1,64})\s{1,3}at\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}dot\s{1,3}[a-z0-9-]{1,63}){1,4})\b"
+)
+_SPELLED_DOT = re.compile(r"(?i)\s{1,3}dot\s{1,3}")
+_SPACES = re.compile(r"\s+")
+_PACKAGE = re.compile(r"^[a-z0-9@][a-z0-9@._/-]{0,213}$")
+
+# Top-level domains a bare name must end in to count as a host ("report.pdf" is not one). Any
+# host of a URL counts whatever its suffix.
+_TLDS = frozenset(
+    [
+        "com",
+        "net",
+        "org",
+        "io",
+        "co",
+        "ai",
+        "app",
+        "dev",
+        "me",
+        "info",
+        "biz",
+        "xyz",
+        "online",
+        "site",
+        "top",
+        "club",
+        "shop",
+        "store",
+        "tech",
+        "cloud",
+        "live",
+        "email",
+        "link",
+        "click",
+        "page",
+        "blog",
+        "news",
+        "pro",
+        "tv",
+        "cc",
+        "ws",
+        "us",
+        "uk",
+        "de",
+        "fr",
+        "nl",
+        "be",
+        "es",
+        "it",
+        "pt",
+        "pl",
+        "ru",
+        "cn",
+        "jp",
+        "kr",
+        "in",
+        "au",
+        "ca",
+        "br",
+        "mx",
+        "ch",
+        "at",
+        "se",
+        "no",
+        "dk",
+        "fi",
+        "ie",
+        "cz",
+        "hu",
+        "ro",
+        "gr",
+        "tr",
+        "ua",
+        "il",
+        "za",
+        "nz",
+        "sg",
+        "hk",
+        "tw",
+        "ar",
+        "cl",
+        "eu",
+        "asia",
+        "example",
+        "test",
+        "invalid",
+        "local",
+        "zip",
+        "mov",
+        "sh",
+        "gg",
+        "ly",
+        "to",
+        "su",
+    ]
+)
+# Second-level labels under country codes that are registries, not registrants (co.uk, com.au).
+_SCANNER = Scanner(_TLDS)
+_SLD = frozenset(
+    [
+        "co",
+        "com",
+        "net",
+        "org",
+        "gov",
+        "edu",
+        "ac",
+        "or",
+        "ne",
+        "go",
+        "gob",
+        "nic",
+        "mil",
+        "ltd",
+        "plc",
+        "sch",
+    ]
+)
+
+
+def registrable(host: str) -> str:
+    """The registrable domain of a host (approximate public-suffix rule; IPs stay whole)."""
+    labels = [x for x in host.split(".") if x]
+    if len(labels) <= 2 or all(x.isdigit() for x in labels):
+        return ".".join(labels)
+    if len(labels[-1]) == 2 and labels[-2] in _SLD:
+        return ".".join(labels[-3:])
+    return ".".join(labels[-2:])
+
+
+def norm_domain(domain: str) -> str:
+    d = domain.strip().strip(".").lower()
+    if not d:
+        return ""
+    if not d.isascii():
+        try:
+            d = idna.encode(d, uts46=True).decode("ascii")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return ""
+    return d
+
+
+def norm_email(addr: str) -> str:
+    a = addr.strip().strip("<>\"'").lower()
+    if a.startswith("mailto:"):
+        a = a[7:]
+    local, sep, domain = a.rpartition("@")
+    if not sep or not local or not domain:
+        return ""
+    d = norm_domain(domain)
+    return f"{local}@{d}" if d else ""
+
+
+def norm_digits(text: str) -> str:
+    return "".join(c for c in text if c.isdigit())
+
+
+def iban_ok(iban: str) -> bool:
+    if not (15 <= len(iban) <= 34) or not iban[:2].isalpha() or not iban[2:4].isdigit():
+        return False
+    moved = iban[4:] + iban[:4]
+    try:
+        n = int("".join(str(int(c, 36)) for c in moved))
+    except ValueError:
+        return False
+    return n % 97 == 1
+
+
+def norm_iban(text: str) -> str:
+    s = "".join(text.split()).upper()
+    return s if iban_ok(s) else ""
+
+
+def norm_handle(text: str) -> str:
+    return text.strip().lstrip("#@").rstrip(".-").lower()
+
+
+def norm_path(text: str, home: str = "") -> str:
+    p = text.strip()
+    if p.startswith("~/") and home:
+        p = home.rstrip("/") + p[1:]
+    while len(p) > 1 and p.endswith("/"):
+        p = p[:-1]
+    return p
+
+
+def norm_command(text: str) -> str:
+    return _SPACES.sub(" ", text.strip())
+
+
+def norm_package(text: str) -> str:
+    return re.sub(r"[<>=!~;\[@ ].*$", "", text.strip().lower())
+
+
+def _host_values(host: str) -> Iterator[Value]:
+    h = norm_domain(host)
+    if h:
+        yield ("host", h)
+        yield ("domain", registrable(h))
+
+
+def _email_values(raw: str) -> Iterator[Value]:
+    e = norm_email(raw)
+    if e:
+        yield ("email", e)
+        yield from _host_values(e.rpartition("@")[2])
+
+
+# Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
+# searches, so text without them costs one fast pass each); only a window around each is read.
+_OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
+
+
+def _deobfuscated(text: str, low: str) -> str:
+    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
+    parts: list[str] = []
+    last = -1
+    hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+    for start in hits:
+        if start < last:
+            continue
+        a, z = max(0, start - 120), start + 170
+        last = z
+        window = text[a:z]
+        parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))
+        parts += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+        if len(parts) > 2000:
+            break
+    return "\n".join(parts)
+
+
+def _packages(line: str) -> Iterator[Value]:
+    for word in line.split()[:12]:
+        if word.startswith("-"):
+            continue
+        end = word[-1] in ".,:;)"
+        p = norm_package(word.strip("'\"`.,:;()"))
+        if not _PACKAGE.match(p):
+            break
+        yield ("package", p)
+        if end:
+            break
+
+
+def _normalized(kind: str, raw: str, home: str) -> Iterator[Value]:
+    if kind == "email":
+        yield from _email_values(raw)
+    elif kind == "host":
+        yield from _host_values(raw)
+    elif kind == "number":
+        d = norm_digits(raw)
+        if 7 <= len(d) <= 34:
+            yield ("number", d)
+    elif kind == "iban":
+        i = norm_iban(raw)
+        if i:
+            yield ("iban", i)
+            yield ("number", norm_digits(i[4:]))
+    elif kind == "handle":
+        h = norm_handle(raw)
+        if h:
+            yield ("handle", h)
+    elif kind == "path":
+        p = norm_path(raw, home)
+        if len(p) > 1:
+            yield ("path", p)
+    elif kind == "command":
+        c = norm_command(raw)
+        if " " in c or "/" in c:
+            yield ("command", c)
+    elif kind == "install":
+        yield from _packages(raw)
+
+
+def scan_text(text: str, home: str = "") -> Iterator[Value]:
+    """Every target-like value of one string (normalized; duplicates possible)."""
+    if not text:
+        return
+    if not text.isascii():
+        # Fullwidth @, compatibility digits and the like spell the same targets.
+        text = unicodedata.normalize("NFKC", text)
+    for kind, raw in _SCANNER.hits(text.encode("utf-8", "replace")):
+        yield from _normalized(kind, raw, home)
+    plain = _deobfuscated(text, text.lower())
+    if plain:
+        for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
+            yield from _email_values(raw)
+
+
+def _walk(obj: Any, depth: int = 0) -> Iterator[str]:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, bool) or obj is None:
+        return
+    elif isinstance(obj, int | float):
+        s = str(obj)
+        if len(s) >= 7:
+            yield s
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield str(k)
+            yield from _walk(v, depth + 1)
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            yield from _walk(v, depth + 1)
+
+
+def as_text(result: Any) -> tuple[str | None, Any, bool]:
+    """(text, parsed JSON, truncated): a result as Hermes passes it (usually a JSON string)."""
+    if isinstance(result, str):
+        truncated = len(result) > MAX_SCAN
+        text = result[:MAX_SCAN] if truncated else result
+        head = text.lstrip()[:1]
+        if head in ("{", "[", '"') and not truncated:
+            try:
+                return None, json.loads(text), False
+            except ValueError:
+                pass
+        return text, None, truncated
+    if result is None:
+        return "", None, False
+    return None, result, False
+
+
+def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
+    """(values, truncated) of one tool result or other untrusted text."""
+    text, parsed, truncated = as_text(result)
+    found: set[Value] = set()
+    if text is not None:
+        found.update(scan_text(text, home))
+        return found, truncated
+    # The strings of a JSON result are scanned as one text, a line each (no value spans a
+    # newline): one pass instead of one per string.
+    budget = MAX_SCAN
+    lines: list[str] = []
+    for whole in _walk(parsed):
+        if budget <= 0:
+            truncated = True
+            break
+        s = whole[:budget]
+        truncated = truncated or len(s) < len(whole)
+        budget -= len(s) + 1
+        # A string inside JSON may itself be JSON (MCP results wrap their payload so): its
+        # escapes (\u0040) must be undone before the patterns see it.
+        inner = _json_in(s)
+        if inner is None:
+            lines.append(s)
+        else:
+            lines.extend(_walk(inner))
+    found.update(scan_text("\n".join(lines), home))
+    return found, truncated
+
+
+def _json_in(s: str) -> Any:
+    head = s.lstrip()[:1]
+    if head not in ("{", "["):
+        return None
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None

