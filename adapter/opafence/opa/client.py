@@ -179,14 +179,19 @@ class OpaClient:
     def request_json(self, method: str, path: str, body: Any = None, timeout_s: float | None = None) -> Any:
         """A request whose answer must be 2xx JSON (or empty for 204)."""
         status, data = self.request(method, path, body, timeout_s)
-        if status >= 300:
-            snippet = data[:200].decode("utf-8", "replace").strip()
-            raise BridgeError("OPA_HTTP_ERROR", f"HTTP {status} for {method} {path}: {snippet}")
-        if status == 204 or not data:
-            return None
-        try:
-            return json.loads(data)
-        except ValueError:
-            raise BridgeError(
-                "OPA_BAD_RESULT", f"{method} {path} answered with something that is not JSON"
-            ) from None
+        return json_answer(method, path, status, data)
+
+
+def json_answer(method: str, path: str, status: int, data: bytes) -> Any:
+    """The JSON of a 2xx answer (None for 204 or empty); BridgeError otherwise. Both transports
+    (this client and the PDP's) judge answers the same way."""
+    if status >= 300:
+        snippet = data[:200].decode("utf-8", "replace").strip()
+        raise BridgeError("OPA_HTTP_ERROR", f"HTTP {status} for {method} {path}: {snippet}")
+    if status == 204 or not data:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        detail = f"{method} {path} answered with something that is not JSON"
+        raise BridgeError("OPA_BAD_RESULT", detail) from None

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, unquote
 
 from opafence.errors import BridgeError
 from opafence.opa.binary import OpaBinary, file_sha256
+from opafence.opa.client import json_answer
 from opafence.opa.frames import HEADER_LEN, FrameError, check_answer, encode_request, parse_header
 from opafence.opa.server import _built_revision, bundle_status, opa_config
 from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
@@ -293,17 +294,7 @@ class PdpClient:
 
     def request_json(self, method: str, path: str, body: Any = None, timeout_s: float | None = None) -> Any:
         status, data = self.request(method, path, body, timeout_s)
-        if status >= 300:
-            snippet = data[:200].decode("utf-8", "replace").strip()
-            raise BridgeError("OPA_HTTP_ERROR", f"HTTP {status} for {method} {path}: {snippet}")
-        if status == 204 or not data:
-            return None
-        try:
-            return json.loads(data)
-        except ValueError:
-            raise BridgeError(
-                "OPA_BAD_RESULT", f"{method} {path} answered with something that is not JSON"
-            ) from None
+        return json_answer(method, path, status, data)
 
 
 def _activated(status_answer: Any) -> dict[str, str]:
