@@ -19,7 +19,9 @@ import sys
 import sysconfig
 import tempfile
 import textwrap
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,9 @@ from opafence.opa.bridge import Bridge
 
 from ..opa.test_guard_corpora import ALLOWED, ATTACKS, HOST, KNOWN_ELSEWHERE, matches, run
 from .conftest import HERMES_BIN
+
+# The module fixture judges every corpus line in one Hermes process before the first test runs.
+pytestmark = pytest.mark.timeout(1800)
 
 FICTIONAL_HOME = HOST.home
 FICTIONAL_PACKAGE = HOST.package_dir
@@ -120,16 +125,48 @@ def translate(obj: Any, mapping: list[tuple[str, str]]) -> Any:
     return obj
 
 
-@pytest.fixture(scope="module")
-def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
+@dataclass
+class PluginProcess:
+    """A fresh Hermes process with opafence enabled, in a private home, running SCRIPT."""
+
+    proc: subprocess.Popen[str]
+    home: Path
+    where: dict[str, Any]
+
+    def judge(self, lines: list[dict[str, Any]], mapping: list[tuple[str, str]]) -> dict[str, list[str]]:
+        """Every line's verdicts. Lines are fed from a thread, so neither pipe can fill while
+        the other waits (the corpora are far larger than a pipe's buffer)."""
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin = proc.stdin
+
+        def feed() -> None:
+            try:
+                for line in lines:
+                    stdin.write(json.dumps(translate(line, mapping)) + "\n")
+                    stdin.flush()
+            finally:
+                stdin.close()
+
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        results = {}
+        for raw in proc.stdout:
+            row = json.loads(raw)
+            results[row["id"]] = row["verdicts"]
+        feeder.join(timeout=60)
+        assert proc.wait(timeout=600) == 0
+        return results
+
+
+def start_plugin(prefix: str) -> PluginProcess:
     # Short: the OPA socket must stay under the unix socket path limit inside this home.
-    root = Path(tempfile.mkdtemp(prefix="ofc-", dir="/tmp"))
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
     home = root / "h"
     hermes_home = home / ".hermes"
     workspace = home / "src" / "app"
     workspace.mkdir(parents=True)
     hermes_home.mkdir(parents=True, exist_ok=True)
-    package = str(Path(opafence.__file__).resolve().parent)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "OPAFENCE_"))}
     env.update({"HOME": str(home), "HERMES_HOME": str(hermes_home), "TERMINAL_CWD": str(workspace)})
     if "OPAFENCE_OPA_BIN" in os.environ:
@@ -148,8 +185,15 @@ def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdin is not None and proc.stdout is not None
-    where = json.loads(proc.stdout.readline())
+    assert proc.stdout is not None
+    return PluginProcess(proc, home, json.loads(proc.stdout.readline()))
+
+
+@pytest.fixture(scope="module")
+def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
+    plugin = start_plugin("ofc-")
+    where, home = plugin.where, plugin.home
+    package = str(Path(opafence.__file__).resolve().parent)
     # The fictional OPA pids (HOST.opa_pids) become the plugin's real watchdog and OPA.
     assert len(where["pids"]) == len(HOST.opa_pids), where
     mapping = [
@@ -162,15 +206,7 @@ def plugin_verdicts() -> Iterator[dict[str, list[str]]]:
         (f"{FICTIONAL_HOME}/.venv", sys.prefix),
         (FICTIONAL_HOME, str(home)),
     ]
-    for line in ALLOWED + ATTACKS + PARITY:
-        proc.stdin.write(json.dumps(translate(line, mapping)) + "\n")
-    proc.stdin.close()
-    results = {}
-    for raw in proc.stdout:
-        row = json.loads(raw)
-        results[row["id"]] = row["verdicts"]
-    assert proc.wait(timeout=600) == 0
-    yield results
+    yield plugin.judge(ALLOWED + ATTACKS + PARITY, mapping)
 
 
 def explain(line: dict[str, Any], got: list[str]) -> str:
