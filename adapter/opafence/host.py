@@ -6,6 +6,7 @@ import contextlib
 import importlib.util
 import os
 import sys
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,14 @@ def code_dirs() -> tuple[str, ...]:
     """The code this process runs, which the agent must not change (self-protection): the
     Python environment (`sys.prefix`: site-packages, editable finders, .pth files, bin/), the
     directories Hermes' and opafence's packages load from (an editable install lives outside
-    the prefix) and the Rego opafence loads. `/` and the home directory itself are left out:
+    the prefix), the base interpreter and its standard library, and the Rego opafence loads.
+    `/` and the home directory itself are left out:
     a prefix that wide protects the package directories instead."""
-    found: list[str] = [sys.prefix]
+    # A venv's bin/python is a link to the base interpreter: writing through it changes the
+    # interpreter (and its standard library) that runs Hermes, wherever that lives.
+    found: list[str] = [sys.prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    with contextlib.suppress(Exception):
+        found.append(sysconfig.get_paths()["stdlib"])
     for name in ("hermes_cli", "run_agent", "opafence"):
         with contextlib.suppress(Exception):
             spec = importlib.util.find_spec(name)
