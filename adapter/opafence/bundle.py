@@ -200,7 +200,10 @@ def _unpack_optimized(tarball: Path, dest: Path, roots: list[str]) -> Path:
             name = _member_name(member.name)
             if not member.isfile() or ".." in Path(name).parts:
                 continue
-            partial = partial or name.startswith(f"optimized/{PARTIAL_NAMESPACE}/")
+            # Support modules: optimized/partial/… or a single optimized/partial.rego.
+            partial = partial or name.startswith(
+                (f"optimized/{PARTIAL_NAMESPACE}/", f"optimized/{PARTIAL_NAMESPACE}.rego")
+            )
             target = dest / name
             target.parent.mkdir(parents=True, exist_ok=True)
             f = tar.extractfile(member)
