@@ -362,7 +362,7 @@ def test_replay_with_org_bundles_from_the_environment(
     transcript = tmp_path / "t.jsonl"
     line = {
         "user_message": "get the report",
-        "calls": [{"tool": "mcp__corp__get_report"}, {"tool": "read_file"}],
+        "calls": [{"tool": "mcp__corp__get_report"}, {"tool": "read_file", "args": {"path": "a.txt"}}],
     }
     transcript.write_text(json.dumps(line) + "\n")
     assert cli_main(["replay", str(transcript)]) == 0
