@@ -27,7 +27,7 @@ from typing import Any
 
 import idna
 
-from opafence.provenance.scan import Scanner
+from opafence.provenance.scan import FOLD, Scanner
 
 # A result longer than this is scanned up to here only; the caller marks the task lossy.
 MAX_SCAN = 1 << 20
@@ -253,6 +253,7 @@ _OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"),
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
+_DOT_WORD = re.compile(rb" dot ")
 
 
 def _deobfuscated(text: str, low: str) -> str:
@@ -324,13 +325,13 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
         # Fullwidth @, compatibility digits and the like spell the same targets.
         text = unicodedata.normalize("NFKC", text)
     b = text.encode("utf-8", "replace")
-    low = b.lower()
-    for kind, raw in _SCANNER.hits(b, low):
+    fold = b.translate(FOLD)
+    for kind, raw in _SCANNER.hits(b, fold):
         yield from _normalized(kind, raw, home)
     # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
     # lower-cased str and three slow hint passes on ordinary text.
-    if not any(c in b for c in _CLOSERS) and b" dot " not in low:
+    if not any(c in b for c in _CLOSERS) and _DOT_WORD.search(fold) is None:
         return
     plain = _deobfuscated(text, text.lower())
     if plain:
