@@ -246,7 +246,7 @@ def test_ledger_digest_is_the_plain_keyed_hmac_under_the_current_key() -> None:
     from opafence.provenance.ledger import ValueLedger
 
     led = ValueLedger(key=b"k" * 32)
-    for key in (b"k" * 32, b"z" * 32):
+    for key in (b"k" * 32, b"z" * 32, b"a key longer than a SHA-256 block " * 3, b""):
         led.key = key
         want = hmac.new(key, b"email\x00ops@evil.example", hashlib.sha256).hexdigest()[:32]
         assert led.digest("email", "ops@evil.example") == want

@@ -14,7 +14,6 @@ record (journal.py): each save writes only what is new."""
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import re
 from collections import OrderedDict
@@ -65,6 +64,15 @@ def new_key() -> bytes:
     return os.urandom(32)
 
 
+def _hmac_states(key: bytes) -> tuple[bytes, Any, Any]:
+    block = hashlib.sha256().block_size
+    k = hashlib.sha256(key).digest() if len(key) > block else key
+    k = k.ljust(block, b"\x00")
+    inner = hashlib.sha256(bytes(x ^ 0x36 for x in k))
+    outer = hashlib.sha256(bytes(x ^ 0x5C for x in k))
+    return key, inner, outer
+
+
 @dataclass
 class ValueLedger:
     key: bytes = field(default_factory=new_key, repr=False)
@@ -85,15 +93,20 @@ class ValueLedger:
     journaled: bool = False
     journal: JournalState = field(default_factory=JournalState, repr=False, compare=False)
     # The keyed HMAC state before any message, copied per digest (cheaper than keying anew).
-    _mac: tuple[bytes, hmac.HMAC] | None = field(default=None, init=False, repr=False, compare=False)
+    # The keyed inner and outer SHA-256 states of HMAC before any message (RFC 2104), copied
+    # per digest: the same digests as hmac.new(key, msg, sha256), without keying anew.
+    _mac: tuple[bytes, Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def digest(self, kind: str, value: str) -> str:
         base = self._mac
         if base is None or base[0] != self.key:
-            base = self._mac = (self.key, hmac.new(self.key, digestmod=hashlib.sha256))
-        mac = base[1].copy()
-        mac.update(f"{kind}\x00{value}".encode())
-        return mac.hexdigest()[: DIGEST_BYTES * 2]
+            base = self._mac = _hmac_states(self.key)
+        inner = base[1].copy()
+        inner.update(f"{kind}\x00{value}".encode())
+        outer = base[2].copy()
+        outer.update(inner.digest())
+        hexed: str = outer.hexdigest()
+        return hexed[: DIGEST_BYTES * 2]
 
     def mark_lossy(self, why: str) -> None:
         if not self.lossy:

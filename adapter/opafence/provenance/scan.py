@@ -35,14 +35,19 @@ _LETTER_OR_DIGIT_FOLDED = frozenset(_LOWER + b"0")
 _INSTALL_STOP = frozenset(b" \t\n`$;&|(")
 
 _DOMAIN = re.compile(rb"[\w\x80-\xff-]{1,63}(?:\.[\w\x80-\xff-]{1,63}){1,8}")
-_AUTHORITY = re.compile(rb"[^\s/?#\"'<>`\\|{}^()]{1,512}")
-_SCHEMES = (b"https", b"http", b"wss", b"ws", b"ftp")
-# `://` after one of the schemes (any case); the authority is read by _AUTHORITY.
+_AUTHORITY = rb"[^\s/?#\"'<>`\\|{}^()]{1,512}"
+# `://` after one of the schemes (any case), its authority captured without consuming it: one
+# result per `://`, as if each were read on its own.
 _URL = re.compile(
     rb"://(?:(?<=(?i:https)://)|(?<=(?i:http)://)|(?<=(?i:wss)://)|(?<=(?i:ws)://)|(?<=(?i:ftp)://))"
+    rb"(?=(" + _AUTHORITY + rb"))"
 )
 _HANDLE = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}")
-_PATH = re.compile(rb"/[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40}")
+_PATH_REST = rb"[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40}"
+_PATH = re.compile(rb"/" + _PATH_REST)
+# The same with the two bytes before its `/` (a lookbehind, so nothing more is consumed): what
+# decides whether it is a path of its own, for findall (the text is given two spaces first).
+_PATH_AFTER = re.compile(rb"(?s)(/(?<=(..)/)" + _PATH_REST + rb")")
 _NUMBER = re.compile(rb"0[0 ().-]{5,48}0")  # in fold: digits and what separates them
 # An IBAN's two letters and two digits with at least 11 more letters or digits (a space before
 # each allowed), found at its digits ("00" of the fold, its letters a lookbehind): the match
@@ -52,11 +57,12 @@ _IBAN = re.compile(rb"[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,34}")
 _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
 _PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
 _PROMPT_AT_START = re.compile(rb"[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
-# The install verbs after a space (in fold), one literal search each: " i" serves " i " and
-# " install " (neither can hide the other from a manager's name: an occurrence that one match
-# runs into follows the verb of that match, never a manager).
-_INSTALLS = (re.compile(rb" i(?:nstall)? "), re.compile(rb" add "), re.compile(rb" get "))
-_REQUIRE = re.compile(rb" require ")
+# The install verbs (in fold), one literal search each, the space before them checked on each
+# hit: a literal that starts with a space costs the search a step at every word. "i" serves
+# " i " and " install ". An occurrence one match runs into follows the verb of that match, and
+# a verb is no manager's name, so none is lost.
+_INSTALLS = (re.compile(rb"i(?:nstall)? "), re.compile(rb"add "), re.compile(rb"get "))
+_REQUIRE = re.compile(rb"require ")
 _INSTALL_GATES = (re.compile(rb"add "), re.compile(rb"get "))
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
@@ -64,28 +70,88 @@ _MANAGERS = frozenset(
 # A label after a dot (any case: the text is not lower-cased whole); the label is the whole run
 # of letters, so "report.pdf" and "example.community" end in the label they show.
 _DOT_LABEL = re.compile(rb"\.([A-Za-z]{2,24})(?![\w-])")
-_AT = re.compile(rb"@")
-_HASH = re.compile(rb"#")
-_COLON = re.compile(rb":")
-# Python steps (memchr hits) before the regex engine takes over a dense text.
-_STEPS = 512
+# Texts shorter than this are left to the regex engine whole; in longer ones memchr goes from
+# anchor to anchor while they are fewer than one per _DENSE bytes (a Python step costs what the
+# engine's literal search takes for about that many bytes).
+_SHORT = 1 << 16
+_DENSE = 1024
 
 
 def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
     """rx.finditer(text) for a pattern whose every match starts with `byte`."""
+    if len(text) < _SHORT:
+        yield from rx.finditer(text)
+        return
     find, match = text.find, rx.match
-    pos = 0
-    for _ in range(_STEPS):
+    pos, steps = 0, 0
+    while True:
         p = find(byte, pos)
         if p < 0:
+            return
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            yield from rx.finditer(text, p)
             return
         m = match(text, p)
         if m is None:
             pos = p + 1
             continue
         yield m
-        pos = m.end() if m.end() > p else p + 1
-    yield from rx.finditer(text, pos)
+        pos = m.end()
+
+
+def _authorities(b: bytes) -> set[bytes]:
+    """The authority after every `://` of a URL scheme (as _anchored goes, from `:` to `:`)."""
+    if len(b) < _SHORT:
+        return set(_URL.findall(b))
+    out: set[bytes] = set()
+    find, match = b.find, _URL.match
+    pos, steps = 0, 0
+    while True:
+        p = find(b":", pos)
+        if p < 0:
+            return out
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            out.update(_URL.findall(b, p))
+            return out
+        m = match(b, p)
+        if m is not None:
+            out.add(m.group(1))
+        pos = p + 1
+
+
+def _path_matches(b: bytes) -> set[tuple[bytes, bytes]]:
+    """(path, the two bytes before it) of every _PATH match (as _anchored goes, from `/`)."""
+    padded = b"  " + b
+    if len(b) < _SHORT:
+        return set(_PATH_AFTER.findall(padded))
+    out: set[tuple[bytes, bytes]] = set()
+    find, match = padded.find, _PATH_AFTER.match
+    pos, steps = 2, 0
+    while True:
+        p = find(b"/", pos)
+        if p < 0:
+            return out
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            out.update(_PATH_AFTER.findall(padded, p))
+            return out
+        m = match(padded, p)
+        if m is None:
+            pos = p + 1
+            continue
+        out.add((m.group(1), m.group(2)))
+        pos = m.end()
+
+
+def _positions(text: bytes, byte: bytes) -> Iterator[int]:
+    """Where `byte` is in text, in order (memchr)."""
+    find = text.find
+    i = find(byte)
+    while i >= 0:
+        yield i
+        i = find(byte, i + 1)
 
 
 class Scanner:
@@ -122,8 +188,7 @@ class Scanner:
     # --- one reader per kind ---------------------------------------------------------------------
 
     def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        for m in _anchored(_AT, b, b"@"):
-            i = m.start()
+        for i in _positions(b, b"@"):
             key = b"@w:" + b[i - 64 if i > 64 else 0 : i + 64]
             if key in seen:
                 continue
@@ -146,14 +211,8 @@ class Scanner:
                         yield ("handle", h.group(0).decode())
 
     def _urls(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        for m in _anchored(_COLON, b, b":"):
-            i = m.start()
-            if b[i + 1 : i + 3] != b"//" or _URL.match(b, i) is None:
-                continue
-            a = _AUTHORITY.match(b, i + 3)
-            if a is None:
-                continue
-            auth = a.group(0).rpartition(b"@")[2]
+        for whole in _authorities(b):
+            auth = whole.rpartition(b"@")[2]
             host = auth.split(b"]", 1)[0].lstrip(b"[") if auth.startswith(b"[") else auth.split(b":", 1)[0]
             if host and b"url:" + host not in seen:
                 seen.add(b"url:" + host)
@@ -161,11 +220,16 @@ class Scanner:
 
     def _hosts(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
         tlds = self._tlds
+        windows: set[bytes] = set()  # as written; `seen` has them lower-cased
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            key = b"h:" + b[i - 64 if i > 64 else 0 : end + 1].lower()
+            window = b[i - 64 if i > 64 else 0 : end + 1]
+            if window in windows:
+                continue
+            windows.add(window)
+            key = b"h:" + window.lower()
             if key in seen:
                 continue
             seen.add(key)
@@ -206,8 +270,7 @@ class Scanner:
                 text = text[:cut]
 
     def _handles(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        for m in _anchored(_HASH, b, b"#"):
-            i = m.start()
+        for i in _positions(b, b"#"):
             if i > 0 and (b[i - 1] in _WORD or b[i - 1] in b"&/.-#"):
                 continue
             h = _HANDLE.match(b, i + 1)
@@ -217,13 +280,13 @@ class Scanner:
 
     def _paths(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
         # Every match of _PATH, left to right (a path's own slashes start no other): the byte
-        # before its `/` (or `~/`) decides whether it is a path of its own.
-        for m in _anchored(_PATH, b, b"/"):
-            i, end = m.span()
-            start = i - 1 if i > 0 and b[i - 1] == 0x7E else i  # "~/"
-            if start > 0 and b[start - 1] in _NOT_BEFORE_PATH:
+        # before its `/` (or `~/`) decides whether it is a path of its own (the start of the
+        # text counts as a space).
+        for path, before in _path_matches(b):
+            home = before[1] == 0x7E  # "~/"
+            if (before[0] if home else before[1]) in _NOT_BEFORE_PATH:
                 continue
-            raw = b[start:end]
+            raw = b"~" + path if home else path
             if b"p:" + raw not in seen:
                 seen.add(b"p:" + raw)
                 yield ("path", raw.decode("utf-8", "replace").rstrip(".,;:"))
@@ -248,7 +311,9 @@ class Scanner:
         hits: list[tuple[int, int]] = []
         for rx in verbs:
             for m in rx.finditer(fold):
-                i = m.start()
+                i = m.start() - 1
+                if i < 0 or fold[i] != 0x20:
+                    continue
                 j = i
                 while j > 0 and i - j < 12 and fold[j - 1] not in _INSTALL_STOP:
                     j -= 1
