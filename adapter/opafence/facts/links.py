@@ -1,12 +1,25 @@
-"""Hard links: a path that is another name of a secret or protected file (docs/contract.md, `links`).
+"""Other names of secret and protected files (docs/contract.md, `links`).
 
-A hard link has no target to resolve: `ln ~/.ssh/id_rsa notes.txt` makes notes.txt the key
-itself, and a write through it changes the key. So a regular file with more than one name is
-compared by device and inode with the secret and protected places (the secrets guard's tables
-and the catalogue, read from the Rego data, plus opafence's state directory and Hermes' own
-files). The places are walked only when a call names such a file, bounded, and the result is
-kept for that call alone (the filesystem changes between calls). The fact is neutral: "this
-path is the same file as that one"; Rego decides what that other path is.
+A hard link or a bind mount has no target to resolve: `ln ~/.ssh/id_rsa notes.txt` makes
+notes.txt the key itself, and `mount --bind ~/.hermes /tmp/h` makes /tmp/h/config.yaml Hermes'
+config. Both keep the file's device and inode (a bind mount does not even raise the link
+count), so every path a call names is compared by (st_dev, st_ino) with the secret and
+protected places: the secrets guard's tables and the catalogue (read from the Rego data),
+Hermes' own files and directories, opafence's state directory, the code Hermes runs and the
+configured protected, trust and credential files. For a path that does not exist yet (a
+write), its nearest existing parent is compared instead, so a new file in a bind-mounted
+directory is a new file in the original one. The fact is neutral: "this path is that one";
+Rego decides what that other path is.
+
+`Identities` holds the places' identities for many calls: built at the first call, rebuilt
+when older than MAX_AGE, and at once (at most every REBUILD_GAP) when a call names a file
+with several names that the index does not know, which is a file created or replaced since
+the last build (the plugin also rebuilds it every MAX_AGE / 2 in a thread of its own, so a
+decision rarely waits for a build). Why these: a secret created or replaced (a new inode)
+after a build is known within MAX_AGE; a hard link raises the link count, which is what makes a
+miss worth an early rebuild, while a bind mount needs root or a mount namespace. The stats of
+one call are cached for that call alone (the filesystem changes between calls) and bounded
+(MAX_STATS; past it the call is opaque).
 
 A terminal backend on another machine (ssh, docker) sees another filesystem: these stats
 describe this machine only.
@@ -16,16 +29,29 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import stat
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
 
 import yaml
 
-MAX_ENTRIES = 2048  # directory entries looked at per call when building the index
+MAX_ENTRIES = 4096  # directory entries looked at below the secret places per build
+MAX_CODE_DIRS = 4096  # directories looked at below the code directories per build
 MAX_DEPTH = 4
-# Hermes' own files that name credentials or configuration (self-protection and secrets).
+MAX_STATS = 1024  # stats per call (the named paths and their parents)
+MAX_AGE = 30.0  # seconds a build is trusted
+REBUILD_GAP = 2.0  # least seconds between the rebuilds an unknown hard link asks for
+# Hermes' own files that name credentials or configuration (self-protection and secrets), and
+# the directories only its own tools change.
 _HERMES_FILES = ("config.yaml", ".env", "auth.json", "auth", ".anthropic_oauth.json", "mcp-tokens")
+_HERMES_DIRS = ("plugins", "hooks", "skills", "cron")
+# Spellings that name the caller's process, not ours: stat here would describe opafence's own.
+_PROCESS_RELATIVE = ("/dev/fd/", "/proc/self/", "/proc/thread-self/", "/dev/std")
+
+Key = tuple[int, int]
 
 
 @functools.cache
@@ -44,65 +70,216 @@ def _tables() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         + tuple(catalogue.get("home", {}))
     )
     system = tuple(data["system_secret_paths"]) + tuple(catalogue.get("system", {}))
-    hermes = tuple(data["hermes_secret_files"]) + _HERMES_FILES
+    hermes = tuple(data["hermes_secret_files"]) + _HERMES_FILES + _HERMES_DIRS
     return tuple(dict.fromkeys(home)), tuple(dict.fromkeys(system)), tuple(dict.fromkeys(hermes))
 
 
-def places(home: str, hermes_home: str, state_dir: str) -> list[str]:
+def places(home: str, hermes_home: str, state_dir: str, extra: Iterable[str] = ()) -> list[str]:
     """Every secret or protected place, as absolute paths (may not exist)."""
     rel, system, hermes = _tables()
     out: list[str] = []
     if home.startswith("/") and home != "/":
         out.extend(os.path.join(home, r) for r in rel)
     out.extend(system)
-    if hermes_home.startswith("/"):
+    if hermes_home.startswith("/") and hermes_home != "/":
+        out.append(hermes_home)
         out.extend(os.path.join(hermes_home, r) for r in hermes)
-    if state_dir.startswith("/"):
+    if state_dir.startswith("/") and state_dir != "/":
         out.append(state_dir)
-    return out
+    out.extend(p for p in extra if p.startswith("/") and p != "/")
+    return list(dict.fromkeys(out))
 
 
-def _index(roots: Iterable[str]) -> dict[tuple[int, int], str]:
-    """(device, inode) -> path of every regular file at or below the roots, bounded."""
-    found: dict[tuple[int, int], str] = {}
-    budget = [MAX_ENTRIES]
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
 
-    def visit(path: str, depth: int) -> None:
-        if budget[0] <= 0:
-            return
-        budget[0] -= 1
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            return
-        if stat.S_ISREG(st.st_mode):
-            found.setdefault((st.st_dev, st.st_ino), path)
-        elif stat.S_ISDIR(st.st_mode) and depth < MAX_DEPTH:
-            try:
-                names = sorted(os.listdir(path))
-            except OSError:
-                return
-            for name in names:
-                visit(os.path.join(path, name), depth + 1)
 
+def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool) -> None:
+    """Add every root that exists, then what is below them breadth first (files too when
+    `files`), until `budget` entries were looked at. The first name of an inode wins."""
+    level: list[str] = []
     for root in roots:
-        visit(root, 0)
-    return found
+        st = _stat(root)
+        if st is None:
+            continue
+        index.setdefault((st.st_dev, st.st_ino), root)
+        if stat.S_ISDIR(st.st_mode):
+            level.append(root)
+    for _ in range(MAX_DEPTH):
+        below: list[str] = []
+        for d in level:
+            try:
+                entries = list(os.scandir(d))
+            except OSError:
+                continue
+            for e in entries:
+                if budget <= 0:
+                    return
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                    if not is_dir and not (files and e.is_file(follow_symlinks=False)):
+                        continue
+                    budget -= 1
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                index.setdefault((st.st_dev, st.st_ino), e.path)
+                if is_dir:
+                    below.append(e.path)
+        level = below
+        if not level:
+            return
+
+
+def build_index(secret_places: Sequence[str], code_dirs: Sequence[str] = ()) -> dict[Key, str]:
+    """(device, inode) -> name of every secret or protected place, bounded: files and
+    directories below the secret places, directories below the code directories."""
+    index: dict[Key, str] = {}
+    _walk(secret_places, index, MAX_ENTRIES, files=True)
+    _walk(code_dirs, index, MAX_CODE_DIRS, files=False)
+    return index
+
+
+class Identities:
+    """The identities of the secret and protected places, kept across calls (one per host)."""
+
+    def __init__(
+        self,
+        secret_places: Sequence[str],
+        code_dirs: Sequence[str] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.secret_places = tuple(dict.fromkeys(secret_places))
+        self.code_dirs = tuple(dict.fromkeys(p for p in code_dirs if p.startswith("/") and p != "/"))
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._built = -math.inf
+        self._state: tuple[dict[Key, str], frozenset[int]] = ({}, frozenset())
+        self.builds = 0  # how many times the index was built (for tests and benchmarks)
+
+    @classmethod
+    def for_host(
+        cls,
+        home: str,
+        hermes_home: str,
+        state_dir: str,
+        code_dirs: Sequence[str] = (),
+        extra: Iterable[str] = (),
+    ) -> Identities:
+        return cls(places(home, hermes_home, state_dir, extra), code_dirs)
+
+    def _rebuild(self, now: float) -> tuple[dict[Key, str], frozenset[int]]:
+        with self._lock:
+            if self._built >= now:  # another thread rebuilt meanwhile
+                return self._state
+            index = build_index(self.secret_places, self.code_dirs)
+            self._state = (index, frozenset(dev for dev, _ in index))
+            self._built = self._clock()
+            self.builds += 1
+            return self._state
+
+    def refresh(self) -> None:
+        """Rebuild now (the plugin does this off the decision path, every MAX_AGE / 2)."""
+        self._rebuild(self._clock())
+
+    def current(self, missed: bool = False) -> tuple[dict[Key, str], frozenset[int]]:
+        """The index, rebuilt first when it is too old (or, after a miss, old enough)."""
+        now = self._clock()
+        age = now - self._built
+        if age > MAX_AGE or (missed and age > REBUILD_GAP):
+            return self._rebuild(now)
+        return self._state
+
+    def same_files(self, paths: Iterable[str]) -> tuple[list[dict[str, str]], bool]:
+        """({"path", "same_as"} for every named path that is another name of a place, whether
+        the per-call stat budget ran out)."""
+        index, devices = self.current()
+        if not index:
+            return [], False
+        named = [p for p in dict.fromkeys(paths) if _statable(p)]
+        probe = _Probe()
+        found, missed = probe.match_all(named, index, devices)
+        if missed and not probe.exhausted:
+            fresh = self.current(missed=True)
+            if fresh[0] is not index:
+                found, _ = _Probe().match_all(named, *fresh)
+        return found, probe.exhausted
+
+
+def _statable(p: str) -> bool:
+    return p.startswith("/") and p != "/" and not p.startswith(_PROCESS_RELATIVE)
+
+
+class _Probe:
+    """The stats of one call: cached, bounded."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, os.stat_result | None] = {}
+        self.left = MAX_STATS
+        self.exhausted = False
+
+    def stat(self, path: str) -> os.stat_result | None:
+        if path in self.cache:
+            return self.cache[path]
+        if self.left <= 0:
+            self.exhausted = True
+            return None
+        self.left -= 1
+        st = self.cache[path] = _stat(path)
+        return st
+
+    def match_all(
+        self, named: Sequence[str], index: dict[Key, str], devices: frozenset[int]
+    ) -> tuple[list[dict[str, str]], bool]:
+        found: list[dict[str, str]] = []
+        missed = False
+        for p in named:
+            same, unknown_link = self.match(p, index, devices)
+            missed = missed or unknown_link
+            if same is not None:
+                found.append({"path": p, "same_as": same})
+        return found, missed
+
+    def match(self, p: str, index: dict[Key, str], devices: frozenset[int]) -> tuple[str | None, bool]:
+        """(the place p is another name of, or None; whether p is a file with several names
+        the index does not know). p itself, then its parents up to a filesystem boundary."""
+        a = p
+        dev: int | None = None
+        while a and a != "/":
+            st = self.stat(a)
+            if st is not None:
+                if dev is None:
+                    dev = st.st_dev
+                    if dev not in devices:
+                        return None, False  # nothing protected lives on that filesystem
+                elif st.st_dev != dev:
+                    return None, False  # a mount boundary: above it is another filesystem
+                known = index.get((st.st_dev, st.st_ino))
+                if known is not None:
+                    # The place by its own name is no other name; else the rest of p is below it.
+                    return (None if known == a else known + p[len(a) :]), False
+                if a == p and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                    return None, True
+            elif self.exhausted:
+                return None, False
+            a = a.rpartition("/")[0]
+        return None, False
 
 
 def same_files(paths: Iterable[str], home: str, hermes_home: str, state_dir: str) -> list[dict[str, str]]:
-    """{"path", "same_as"} for every path that is a hard link of a secret or protected file."""
-    linked: list[tuple[str, tuple[int, int]]] = []
-    for p in dict.fromkeys(paths):
-        if not p.startswith("/"):
-            continue
-        try:
-            st = os.stat(p)
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            linked.append((p, (st.st_dev, st.st_ino)))
-    if not linked:
+    """Without a kept index (one-off facts): hard links only, indexed for this call when a named
+    regular file has several names."""
+    named = [p for p in dict.fromkeys(paths) if _statable(p)]
+    several = False
+    for p in named:
+        st = _stat(p)
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            several = True
+            break
+    if not several:
         return []
-    index = _index(places(home, hermes_home, state_dir))
-    return [{"path": p, "same_as": index[key]} for p, key in linked if key in index and index[key] != p]
+    found, _ = Identities.for_host(home, hermes_home, state_dir).same_files(named)
+    return found
