@@ -96,10 +96,6 @@ def _rate_report(outs: list[CallOutcome]) -> str:
     return "; ".join(rows) + "\n" + "\n".join(missed)
 
 
-# Strict: the run fails as soon as the compiler reaches the target, so this mark goes then.
-@pytest.mark.xfail(
-    reason="issue 14: about 87 % of allow-labelled calls are allowed, not yet 97 %", strict=True
-)
 def test_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:
     assert tally(outcomes).allow_rate >= ALLOW_MIN, _rate_report(outcomes)
 
