@@ -39,8 +39,13 @@ from collections.abc import Callable, Iterable, Sequence
 import yaml
 
 MAX_ENTRIES = 4096  # directory entries looked at below the secret places per build
-MAX_CODE_DIRS = 4096  # directories looked at below the code directories per build
 MAX_DEPTH = 4
+# Directories looked at below the code directories per build, and how deep: a prefix's
+# lib/pythonX.Y/site-packages is 3 down (deeper costs about 3x per level: 30 ms at 3 for a venv
+# and its base Python's standard library; a bind of a single package below it is not seen, but
+# `mount --bind` of a protected place is blocked by name).
+MAX_CODE_DIRS = 2048
+MAX_CODE_DEPTH = 3
 MAX_STATS = 1024  # stats per call (the named paths and their parents)
 MAX_AGE = 30.0  # seconds a build is trusted
 REBUILD_GAP = 2.0  # least seconds between the rebuilds an unknown hard link asks for
@@ -97,7 +102,7 @@ def _stat(path: str) -> os.stat_result | None:
         return None
 
 
-def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool) -> None:
+def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool, depth: int) -> None:
     """Add every root that exists, then what is below them breadth first (files too when
     `files`), until `budget` entries were looked at. The first name of an inode wins."""
     level: list[str] = []
@@ -108,7 +113,7 @@ def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool)
         index.setdefault((st.st_dev, st.st_ino), root)
         if stat.S_ISDIR(st.st_mode):
             level.append(root)
-    for _ in range(MAX_DEPTH):
+    for _ in range(depth):
         below: list[str] = []
         for d in level:
             try:
@@ -138,8 +143,8 @@ def build_index(secret_places: Sequence[str], code_dirs: Sequence[str] = ()) -> 
     """(device, inode) -> name of every secret or protected place, bounded: files and
     directories below the secret places, directories below the code directories."""
     index: dict[Key, str] = {}
-    _walk(secret_places, index, MAX_ENTRIES, files=True)
-    _walk(code_dirs, index, MAX_CODE_DIRS, files=False)
+    _walk(secret_places, index, MAX_ENTRIES, files=True, depth=MAX_DEPTH)
+    _walk(code_dirs, index, MAX_CODE_DIRS, files=False, depth=MAX_CODE_DEPTH)
     return index
 
 
