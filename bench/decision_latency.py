@@ -190,7 +190,7 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
     client = bridge.client
     assert client is not None
     floor_path = "/health" if bridge.transport != "pdp" else "/v1/status"
-    ctx = facts_context(judge.host)
+    ctx = facts_context(judge.host, judge.identities)
     times: dict[str, list[float]] = {name: [] for name in (*STEPS, FLOOR)}
     clock = time.perf_counter_ns
     for i in range(calls):
