@@ -5,7 +5,13 @@ Prints p50 / p99 (µs) and calls per second for the whole corpus and per kind of
 time and as this thread's CPU time (the second is what the code costs when the machine is busy
 with other work); `--json` prints one object instead.
 
-    .venv/bin/python bench/facts_extraction.py [--rounds 2000] [--json]
+The calls are judged as the plugin judges them: with the protected places' identities kept
+across calls (facts/links.py; a home with a key, cloud credentials, Hermes' config and skills,
+opafence's keys, and the code this Python runs), so every named path and its parents are
+stat'ed. `--no-identities` leaves that out (hard links only, as one-off facts look for them).
+The index build itself is timed apart (`index_build`).
+
+    .venv/bin/python bench/facts_extraction.py [--rounds 2000] [--no-identities] [--json]
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import time
 from typing import Any
 
 from opafence.facts import FactsContext, build_facts
+from opafence.facts.links import Identities
+from opafence.host import code_dirs
 
 # Ordinary calls an agent makes in a working session (kind, tool, args).
 CORPUS: list[tuple[str, str, dict[str, Any]]] = [
@@ -90,11 +98,39 @@ def summary(samples: list[float]) -> dict[str, float]:
     }
 
 
-def run(rounds: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="opafence-facts-bench-") as ws:
+# Protected files of the bench's home (what the identity index finds there).
+PROTECTED = (
+    ".ssh/id_ed25519",
+    ".aws/credentials",
+    ".hermes/config.yaml",
+    ".hermes/skills/notes/SKILL.md",
+    ".hermes/opafence/keys/audit-hmac.key",
+)
+
+
+def identities(ws: str) -> tuple[Identities, float]:
+    """The kept index for the bench's home, and how long its first build took (ms)."""
+    for rel in PROTECTED:
+        os.makedirs(os.path.dirname(os.path.join(ws, rel)), exist_ok=True)
+        with open(os.path.join(ws, rel), "w", encoding="utf-8") as f:
+            f.write("not a real secret\n")
+    hermes = os.path.join(ws, ".hermes")
+    index = Identities.for_host(ws, hermes, os.path.join(hermes, "opafence"), code_dirs())
+    t0 = time.perf_counter_ns()
+    index.current()
+    return index, (time.perf_counter_ns() - t0) / 1e6
+
+
+def run(rounds: int, with_identities: bool = True) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="opafence-facts-bench-") as tmp:
+        ws = os.path.realpath(tmp)
         for sub in ("src/app", "notes", "data"):
             os.makedirs(os.path.join(ws, sub), exist_ok=True)
-        ctx = FactsContext(home=ws, cwd=ws, hermes_home=os.path.join(ws, ".hermes"))
+        kept, build_ms = identities(ws) if with_identities else (None, 0.0)
+        hermes = os.path.join(ws, ".hermes")
+        ctx = FactsContext(
+            home=ws, cwd=ws, hermes_home=hermes, state_dir=os.path.join(hermes, "opafence"), identities=kept
+        )
         for _, tool, args in CORPUS * 20:  # warm-up: imports, regexes, tree-sitter
             build_facts(tool, args, ctx)
         by_kind: dict[str, list[float]] = {}
@@ -116,6 +152,9 @@ def run(rounds: int) -> dict[str, Any]:
     return {
         "calls": len(everything),
         "corpus": len(CORPUS),
+        "identities": with_identities,
+        "index_build_ms": round(build_ms, 2),
+        "index_entries": len(kept.current()[0]) if kept is not None else 0,
         "load_average": os.getloadavg()[0],
         "cpus": os.cpu_count(),
         "all": summary(everything),
@@ -129,8 +168,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=2000, help="passes over the corpus (default 2000)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--no-identities", action="store_true", help="without the kept identity index")
     args = ap.parse_args()
-    result = run(args.rounds)
+    result = run(args.rounds, not args.no_identities)
     if args.json:
         print(json.dumps(result))
         return
@@ -138,6 +178,10 @@ def main() -> None:
         f"facts extraction over {result['calls']} calls ({result['corpus']} ordinary calls),"
         f" load average {result['load_average']:.2f} on {result['cpus']} CPUs"
     )
+    if result["identities"]:
+        print(
+            f" identity index: {result['index_entries']} entries, built in {result['index_build_ms']:.2f} ms"
+        )
     for label, overall, kinds in (
         ("wall time", result["all"], result["by_kind"]),
         ("thread CPU time", result["all_cpu"], result["by_kind_cpu"]),

@@ -171,7 +171,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def cmd_facts(args: argparse.Namespace) -> int:
     """Print the facts opafence derives from one tool call (what Rego sees as input.facts)."""
     from opafence.facts import build_facts
-    from opafence.inputs import facts_context
+    from opafence.inputs import facts_context, identities_for
 
     if args.line:
         return _line_facts(args)
@@ -181,7 +181,8 @@ def cmd_facts(args: argparse.Namespace) -> int:
     call_args = _call_args(args.args)
     if call_args is None:
         return 2
-    facts = build_facts(args.tool, call_args, facts_context(Host()))
+    host = Host()
+    facts = build_facts(args.tool, call_args, facts_context(host, identities_for(host, Config())))
     sys.stdout.write(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
     return 0
 

@@ -48,7 +48,7 @@ def explain_call(
         for c in before:
             judge.judge(state, str(c.get("tool", "")), dict(c.get("args", {})), result=c.get("result"))
         try:
-            facts = build_facts(tool, args, facts_context(judge.host))
+            facts = build_facts(tool, args, facts_context(judge.host, judge.identities))
             doc = decision_input(state.key, tool, args, "", state.session, judge.host, facts)
         except Exception as e:  # the facts builder must not raise; if it does, that is a block
             decision = block("FACTS_ERROR", type(e).__name__)

@@ -14,7 +14,7 @@ from opafence.decision import Decision, block
 from opafence.errors import BridgeError
 from opafence.facts import build_facts
 from opafence.host import Host
-from opafence.inputs import decision_input, facts_context
+from opafence.inputs import decision_input, facts_context, identities_for
 from opafence.intent import compile_message
 from opafence.intent.catalogue import Catalogue
 from opafence.opa.bridge import Bridge
@@ -46,6 +46,7 @@ class Judge:
         self.bridge = bridge
         self.host = host
         self.config = config
+        self.identities = identities_for(host, config)
 
     def open_task(self, key: str, message: str, owner: str = "", tools: Catalogue | None = None) -> TaskState:
         state = TaskState(key=key, policy=fallback_policy(key, owner))
@@ -89,7 +90,7 @@ class Judge:
         plugin would have blocked: that one never runs)."""
         call_no = state.session.values.next_call()
         try:
-            facts = build_facts(tool, args, facts_context(self.host))
+            facts = build_facts(tool, args, facts_context(self.host, self.identities))
             doc = decision_input(state.key, tool, args, call_id, state.session, self.host, facts)
         except Exception as e:
             err = BridgeError("FACTS_ERROR", type(e).__name__)

@@ -88,6 +88,16 @@ class Grant(Model):
     # remember / skill / schedule grants: the words of the owner's quote; the note, skill name or
     # job prompt a call writes may use only these (rego/opafence/lib/grants.rego, words_ok).
     words: list[str] = Field(default_factory=list)
+    # The action of a conditional ("if it is under $200, pay it"): a DELETE, FINANCIAL or
+    # PERMISSION_CHANGE grant under a condition the agent decides asks (CONDITIONAL_CONFIRM); the
+    # condition's measurable part bounds it: the amount a payment may carry (`max_amount`, in the
+    # currency's major unit) and the weekdays an event or booking may fall on (`days`).
+    conditional: bool = False
+    max_amount: float | None = None
+    days: list[str] = Field(default_factory=list)
+    # A refund of what the owner named ("refund charge ch_3Nq8"): the call must name one of these
+    # and every charge, payment or order it names must be one of them.
+    refs: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -216,13 +216,9 @@ def test_allowed_work_raises_no_guard(judge: Judge, line: dict[str, Any]) -> Non
 
 GUARDED = [line for line in ATTACKS if line["category"] != "scope"]
 
-# Blocked, but by the task (an unrequested SELF_MODIFICATION is NOT_AUTHORIZED), not by the
-# guard issue 16 item 6 asks for: writes into Hermes' skills/ and cron/ by any other tool than
-# skill_manage/cronjob. Strict: the run fails once the guard fires again, so the entry goes then.
-GUARD_SOURCE_GAPS = {
-    "i16-installed-006": "issue 16: writes into skills/ block as NOT_AUTHORIZED, no guard reason",
-    "i16-installed-007": "issue 16: writes into cron/ block as NOT_AUTHORIZED, no guard reason",
-}
+# Attack lines whose blocks come from elsewhere than a guard, each with why (strict xfails: the
+# run fails once a guard gives the reason, so the entry goes then). None today.
+GUARD_SOURCE_GAPS: dict[str, str] = {}
 
 
 def guarded_params() -> list[Any]:

@@ -130,9 +130,11 @@ def test_no_catalogue_keeps_the_service_glob() -> None:
 def test_conditional_service_request_is_granted_but_not_a_share() -> None:
     got, _ = grants("if I'm free Thursday afternoon, block 2-4pm for the quarterly planning", GCAL)
     assert [(g.class_, g.tools) for g in got] == [("EXTERNAL_WRITE", ["mcp__google_calendar__create_event"])]
-    # a conditional grants its action but never a consequential one: no share (the call blocks)
+    # a conditional grants its action; a consequential one is marked conditional (Rego asks)
     got, _ = grants("If the budget doc is final, share it with ann@acme.example", ["mcp__gdrive__share_file"])
-    assert [g.class_ for g in got if g.class_ == "PERMISSION_CHANGE"] == []
+    assert [(g.class_, g.conditional) for g in got if g.class_ == "PERMISSION_CHANGE"] == [
+        ("PERMISSION_CHANGE", True)
+    ]
 
 
 def test_request_kinds_are_data() -> None:

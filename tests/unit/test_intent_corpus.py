@@ -6,7 +6,8 @@ A case: {"id", "m": message, "g": grants, "p": prohibitions, "b": bounds, "ro": 
 "dropped": substrings of drop reasons, "data": kinds the splitter must keep as data}.
 A follow-up case has "msgs": [[sender, message], ...] and "owner" instead of "m".
 Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"packages"|"tools"|"objects"|
-"operations": [...], "workspace": bool, "max_calls": int, "access": str, "message": int}; "<cwd>" and
+"operations": [...], "workspace": bool, "max_calls": int, "access": str, "conditional": bool,
+"max_amount": number, "days": [...], "refs": [...], "message": int}; "<cwd>" and
 "<home>" in paths. Bounds: {"domains"|"recipients"|"paths"|"write_paths": [...]}.
 Prohibitions: "CLASS[,CLASS][:kw,kw]", "*", "*:prod", or "egress".
 Grants, prohibitions, bounds and read_only are compared exactly; absent means none.
@@ -67,6 +68,10 @@ def grant_key(g: dict[str, Any], with_message: bool) -> tuple[Any, ...]:
         bool(g.get("workspace", False)),
         g.get("max_calls"),
         g.get("access", ""),
+        bool(g.get("conditional", False)),
+        g.get("max_amount"),
+        tuple(g.get("days", [])),
+        tuple(sorted(g.get("refs", []))),
         g.get("message") if with_message else None,
     )
 
@@ -79,6 +84,10 @@ def actual_grants(policy: TaskPolicy, with_message: bool) -> list[tuple[Any, ...
             "workspace": g.workspace,
             "max_calls": g.max_calls,
             "access": g.access,
+            "conditional": g.conditional,
+            "max_amount": g.max_amount,
+            "days": g.days,
+            "refs": g.refs,
         }
         for t in TARGETS:
             d[t] = getattr(g, t)

@@ -129,9 +129,42 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any] | None, str]] = [
     ),
     (
         "sender-is-not-recipient",
+        "forward the email from bob@x.com",
+        g("COMMUNICATION", "send", "forward the email from bob@x.com", recipients=["bob@x.com"]),
+        None,
+        "not the object of a send request",
+    ),
+    (
+        # issue 14 (decided by the coordinator): the owner's words hold the address, so the reply
+        # is granted to exactly that sender
+        "a-reply-goes-to-the-sender-named",
         "reply to the email from bob@x.com",
         g("COMMUNICATION", "send", "reply to the email from bob@x.com", recipients=["bob@x.com"]),
-        None,
+        {"recipients": ["bob@x.com"]},
+        "",
+    ),
+    (
+        "a-reply-goes-to-the-sender-named-only",
+        "reply to the email from bob@x.com",
+        g(
+            "COMMUNICATION",
+            "send",
+            "reply to the email from bob@x.com",
+            recipients=["bob@x.com", "eve@x.com"],
+        ),
+        {"recipients": ["bob@x.com"]},
+        "not in the owner's own words",
+    ),
+    (
+        "a-reply-to-someone-named-is-not-to-the-sender",
+        "reply to the thread from bob@x.com to ann@x.com",
+        g(
+            "COMMUNICATION",
+            "send",
+            "reply to the thread from bob@x.com to ann@x.com",
+            recipients=["bob@x.com", "ann@x.com"],
+        ),
+        {"recipients": ["ann@x.com"]},
         "not the object of a send request",
     ),
     (
@@ -173,12 +206,28 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any] | None, str]] = [
         "does not ask",
     ),
     (
-        # issue 14: a conditional grants its action, but a consequential one under a condition asks
+        # issue 14: a conditional grants its action; a consequential one under a condition is
+        # marked conditional, and Rego asks for it (CONDITIONAL_CONFIRM)
         "conditional-consequential-evidence",
         "If the tests pass, delete build/old.",
         g("DELETE", "delete", "delete build/old", paths=["build/old"]),
-        None,
-        "consequential action asks",
+        {"paths": [f"{CWD}/build/old"], "conditional": True},
+        "",
+    ),
+    (
+        # a draft never makes a grant conditional or bounds it itself: hardening reads the condition
+        "conditional-comes-from-the-words",
+        "delete build/old",
+        g("DELETE", "delete", "delete build/old", paths=["build/old"], conditional=True, max_amount=5),
+        {"conditional": False, "max_amount": None},
+        "",
+    ),
+    (
+        "conditional-payment-bound",
+        "If the bill is under $120, pay it",
+        g("FINANCIAL", "pay", "pay it", max_amount=9000),
+        {"conditional": True, "max_amount": 120.0},
+        "",
     ),
     ("read-is-never-granted", "read the logs", g("READ", "", "read the logs"), None, "reads need no grant"),
     (

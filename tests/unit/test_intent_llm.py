@@ -456,7 +456,7 @@ def test_llm_browse_needs_the_named_page(fake: FakeLLM, monkeypatch: pytest.Monk
     assert any("pay.example.net" in d.part for d in c.policy.dropped)
 
 
-def test_llm_conditional_consequential_is_refused(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_conditional_consequential_asks(fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-test")
     msg = "If the build passes, delete build/old and push it."
     fake.script = [
@@ -468,5 +468,8 @@ def test_llm_conditional_consequential_is_refused(fake: FakeLLM, monkeypatch: py
         )
     ]
     c = compile_llm(msg, config(fake))
-    assert [(g.class_, g.capability) for g in c.policy.grants] == [("EXTERNAL_WRITE", "push")]
-    assert any("consequential action asks" in d.reason for d in c.policy.dropped)
+    # issue 14: the delete is granted under its condition, marked conditional (Rego asks for it)
+    assert [(g.class_, g.capability, g.conditional) for g in c.policy.grants] == [
+        ("DELETE", "delete", True),
+        ("EXTERNAL_WRITE", "push", False),
+    ]

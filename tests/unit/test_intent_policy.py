@@ -124,7 +124,7 @@ def test_followup_and_fallback_policies_match_the_schema() -> None:
 
 def test_opa_data_holds_nothing_rego_does_not_need() -> None:
     policy = compile_message(
-        "email the summary to john@example.com. Reply to the email from bob@x.com", task="t1", host=HOST
+        "email the summary to john@example.com. Forward the notes from bob@x.com", task="t1", host=HOST
     )
     assert policy.dropped and policy.instruction and policy.purpose
     doc = policy.to_opa_data()
@@ -145,7 +145,7 @@ def test_opa_data_holds_nothing_rego_does_not_need() -> None:
         "updated_at",
     }
     text = json.dumps(doc)
-    assert "Reply to the email" not in text  # the dropped grant's evidence stays in Python
+    assert "Forward the notes" not in text  # the dropped grant's evidence stays in Python
 
 
 def test_policy_round_trips_through_json() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, url
@@ -34,6 +34,9 @@ class FactsContext:
     cwd: str
     hermes_home: str = ""
     state_dir: str = ""  # opafence's own state, for hard links of protected files
+    # The protected places' identities, kept across calls (links.Identities); without one only
+    # hard links are looked for, indexed for the call that names one.
+    identities: links.Identities | None = field(default=None, compare=False, repr=False)
 
 
 # --- argument walking -------------------------------------------------------------------
@@ -538,7 +541,12 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         facts["code"] = col.code
     if col.env_vars:
         facts["env_vars"] = col.env_vars
-    same = links.same_files(_named_paths(col), ctx.home, ctx.hermes_home, ctx.state_dir)
+    if ctx.identities is not None:
+        same, exhausted = ctx.identities.same_files(_named_paths(col))
+        if exhausted:
+            col.opaque("too_many_paths_to_stat")
+    else:
+        same = links.same_files(_named_paths(col), ctx.home, ctx.hermes_home, ctx.state_dir)
     if same:
         facts["links"] = same
     facts["opaque"] = bool(col.reasons)

@@ -24,18 +24,20 @@ from opafence.audit import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
-from opafence.facts import FactsContext, build_facts
+from opafence.facts import FactsContext, build_facts, links
+from opafence.facts.links import Identities
 from opafence.hermes import homes, host_flags, ordering, toolset
 from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.host import Host, canonical, code_dirs, default_workspace
-from opafence.inputs import decision_input
+from opafence.inputs import decision_input, protected_files
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
 from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
+from opafence.provenance.record import await_result, settle_result
 from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret, result_holds_secret
 
@@ -145,6 +147,8 @@ class Fence:
         self._socket_canonical = ("", "")
         self._home_canonical = ("", "")
         self._code_dirs: tuple[str, ...] = ()  # the code Hermes runs (host.code_dirs), found once
+        # The protected places' identities (facts/links.py), kept across calls for one home.
+        self._identities: tuple[str, Identities | None] = ("", None)
 
     # --- setup -----------------------------------------------------------------------------
 
@@ -227,6 +231,17 @@ class Fence:
         self._audit({"event": "start", "mode": self.config.mode, "other_deciders": ordering.other_deciders()})
         self.sweep()  # tasks that expired while no Hermes ran (their files)
         threading.Thread(target=self._sweeper, name="opafence-sweeper", daemon=True).start()
+        threading.Thread(target=self._identity_refresher, name="opafence-identities", daemon=True).start()
+
+    def _identity_refresher(self) -> None:
+        # The protected places' identities are rebuilt here, so a decision never waits for it.
+        while True:
+            try:
+                self._identities_for(self._home()).refresh()
+            except Exception:
+                log.exception("opafence: refreshing the protected places' identities failed")
+            if self._stop.wait(links.MAX_AGE / 2):
+                return
 
     def _sweeper(self) -> None:
         assert self.store is not None
@@ -329,7 +344,22 @@ class Fence:
 
     def facts_context(self) -> FactsContext:
         hermes_dir, state = self._host_dirs
-        return FactsContext(home=self._home(), cwd=self.cwd, hermes_home=hermes_dir, state_dir=state)
+        home = self._home()
+        return FactsContext(
+            home=home,
+            cwd=self.cwd,
+            hermes_home=hermes_dir,
+            state_dir=state,
+            identities=self._identities_for(home),
+        )
+
+    def _identities_for(self, home: str) -> Identities:
+        kept_home, kept = self._identities
+        if kept is None or kept_home != home:
+            hermes_dir, state = self._host_dirs
+            kept = Identities.for_host(home, hermes_dir, state, self._code_dirs, protected_files(self.config))
+            self._identities = (home, kept)
+        return kept
 
     def _target(self, facts: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
         """{"target": …} for a decision entry, as `audit.targets` says; {} when there is none."""
@@ -555,6 +585,7 @@ class Fence:
             rec.facts.record_decision(tool, decision)
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
+                await_result(rec.facts.values, tool, call_no, decision.ingests)
                 self.store.remember_decision(
                     SessionStore.call_key(rec.key, tool, call_id, digest),
                     Decided(
@@ -735,6 +766,7 @@ class Fence:
                 )
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
+                settle_result(rec.facts.values, decided.call_no)
             self.store.save(rec)
         if decided.verdict == "ask":
             self._audit(

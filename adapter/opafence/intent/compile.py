@@ -79,6 +79,10 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "operations": g.operations,
             "access": g.access,
             "words": g.words,
+            "conditional": g.conditional,
+            "max_amount": g.max_amount,
+            "days": g.days,
+            "refs": g.refs,
         }
     )
 

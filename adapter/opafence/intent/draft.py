@@ -51,6 +51,13 @@ class DraftGrant(DraftModel):
     literals: list[CommandLiteral] = Field(default_factory=list)
     # Derived by hardening from the quote (remember / skill / schedule), never taken from a draft.
     words: list[str] = Field(default_factory=list, max_length=400)
+    # Derived by hardening from a conditional's condition ("if it is under $200, pay it"), never
+    # taken from a draft: the action is granted only under it (intent/rules.py, conditions).
+    conditional: bool = False
+    max_amount: float | None = None
+    days: list[str] = Field(default_factory=list, max_length=7)
+    # Derived by hardening from a refund's quote ("refund charge ch_3Nq8"), never from a draft.
+    refs: list[str] = Field(default_factory=list, max_length=20)
 
     @field_validator("literals", mode="before")
     @classmethod
@@ -83,6 +90,14 @@ class DraftGrant(DraftModel):
             out["max_calls"] = self.max_calls
         if self.access:
             out["access"] = self.access
+        if self.conditional:
+            out["conditional"] = True
+        if self.max_amount is not None:
+            out["max_amount"] = self.max_amount
+        if self.days:
+            out["days"] = list(self.days)
+        if self.refs:
+            out["refs"] = list(self.refs)
         out["evidence"] = self.evidence
         return out
 

@@ -60,6 +60,14 @@ def _grant_line(g: Grant) -> str:
         parts.append("workspace")
     if g.max_calls is not None:
         parts.append(f"max_calls={g.max_calls}")
+    if g.max_amount is not None:
+        parts.append(f"max_amount={g.max_amount:g}")
+    if g.days:
+        parts.append(f"days={','.join(g.days)}")
+    if g.refs:
+        parts.append(f"refs={','.join(g.refs)}")
+    if g.conditional:
+        parts.append("conditional (asks)")
     return " ".join(parts)
 
 
@@ -151,6 +159,11 @@ def _by_sentence(c: Compiled) -> list[str]:
             f"    nothing from {_short(x.sentence, 60)!r}: {x.detail}"
             for x in c.notes
             if x.kind == "ignored" and x.sentence and where(x.sentence) == n
+        ]
+        lines += [
+            f"    under a condition {_short(x.sentence, 60)!r}: {x.detail}"
+            for x in c.notes
+            if x.kind == "conditional" and x.sentence and where(x.sentence) == n
         ]
         out.append(f"  {_short(sentence, 120)!r}")
         out += lines or ["    no grant (a read, or nothing to do)"]

@@ -80,11 +80,22 @@ _DETERMINERS = frozenset(
 )
 _SUBJECTS = frozenset(["i", "we", "he", "she", "they"])
 _JOINING = frozenset(["and", "then", "or", "also", "plus", "&", "but"])
+# What falls on a day: a conditional's weekday bounds these (rules.day_bound).
+_DATED_OBJECTS = frozenset(["event", "booking", "room", "seat", "flight", "hotel"])
 
 
 def _not_the_request(toks: tuple[tx.Token, ...], k: int) -> bool:
     before, word = toks[k - 1].norm, toks[k].norm
-    return before in _SUBJECTS or (before in _DETERMINERS and (word.endswith("ing") or word == "open"))
+    if before in _SUBJECTS or (before in _DETERMINERS and (word.endswith("ing") or word == "open")):
+        return True
+    # "with a note that it was fixed by the config change": the head of a noun phrase
+    for j in range(k - 1, max(-1, k - 4), -1):
+        t = toks[j]
+        if t.literal or t.trail or tx.verb_at(toks, j) or t.norm in _JOINING:
+            return False
+        if t.norm in _DETERMINERS:
+            return j < k - 1
+    return False
 
 
 _NEVER_GRANTED = {
@@ -182,10 +193,11 @@ def _affirmative_clauses(
     """Request clauses overlapping the span, each with the index of a verb of `verbs` in the span."""
     a, b = span
     out: list[rules._Clause] = []
-    for clause, (mode, i) in zip(ins.analysis.clauses, ins.analysis.modes, strict=True):
+    for n, (clause, (mode, i)) in enumerate(zip(ins.analysis.clauses, ins.analysis.modes, strict=True)):
         if mode != "request" or clause.end <= a or clause.start >= b:
             continue
         toks = clause.tokens
+        condition = ins.analysis.conditions.get(n, ())
         for k in range(i, len(toks)):
             t = toks[k]
             if t.start < a or t.end > b:
@@ -199,7 +211,16 @@ def _affirmative_clauses(
                 continue
             if k > 0 and toks[k - 1].norm == "to" and k - 2 >= 0 and toks[k - 2].norm == "how":
                 continue
-            out.append(rules._Clause(clause, k, lem, services=ins.service_words))
+            out.append(
+                rules._Clause(
+                    clause,
+                    k,
+                    lem,
+                    services=ins.service_words,
+                    condition=condition,
+                    before=rules.antecedent(ins.analysis, n),
+                )
+            )
     return out
 
 
@@ -238,6 +259,11 @@ def _check_targets(
 ) -> DraftGrant:
     out = g.model_copy(deep=True)
     local = _Tokens([t for c in clauses for t in c.clause.tokens])
+    # What the object points back to ("upgrade it", "remove that branch") names a package or a
+    # branch; never a path, host or person (the "it" of "read x, then save it to y" is content).
+    pointed = _Tokens(
+        [t for c in clauses for t in (*c.clause.tokens, *(c.before if rules.refers_back(c) else ()))]
+    )
     # recipients: the object of a send verb in the quoted clause
     allowed: set[str] = set()
     if g.class_ in _PEOPLE_CLASSES:
@@ -295,7 +321,7 @@ def _check_targets(
         if g.capability == "delete_branch":
             # git branch -d NAME for a branch the quote names: only the safe delete of a merged branch
             m = re.match(r"^git branch (?:-d|--delete) ([A-Za-z0-9][A-Za-z0-9._/-]*)$", norm)
-            if m is None or m.group(1) not in local.cores:
+            if m is None or m.group(1) not in pointed.cores:
                 _drop(h, g, "not a branch named in the owner's instruction", message, f"command {cmd}")
             elif norm not in keep:
                 keep.append(norm)
@@ -308,7 +334,7 @@ def _check_targets(
 
     keep = []
     for pkg in g.packages:
-        if pkg.strip().lower() not in local.lower_words:
+        if pkg.strip().lower() not in pointed.lower_words:
             _drop(h, g, "not a whole token of the quoted request", message, f"package {pkg}")
         elif pkg.strip() not in keep:
             keep.append(pkg.strip())
@@ -419,6 +445,23 @@ def harden_grant(
     clauses = _affirmative_clauses(ins, span, lx.CAPABILITY_VERBS[(cls, cap)])
     if not clauses and cap == "run_command":
         clauses = _instrument_clauses(ins, span, g.commands)
+    step = False
+    if not clauses and (cls, cap) == ("EXECUTION", "schedule"):
+        # "Every Monday at 8, summarize my open issues": a job, its verb the one after the time
+        for n, k, (lo, hi) in rules.scheduled(ins.analysis):
+            if span[0] <= lo and hi <= span[1]:
+                clause = ins.analysis.clauses[n]
+                clauses = [rules._Clause(clause, k, tx.verb_at(clause.tokens, k))]
+                break
+    if not clauses:
+        # "Once the deps are in, run the migrations": the step the request waits for
+        for c_, p_, n, (lo, hi) in rules.implied(ins.analysis):
+            if (c_, p_) == (cls, cap) and span[0] <= lo and hi <= span[1]:
+                clause = ins.analysis.clauses[n]
+                i = ins.analysis.modes[n][1]
+                clauses = [rules._Clause(clause, i, tx.verb_at(clause.tokens, i) or clause.tokens[i].norm)]
+                step = True
+                break
     if not clauses:
         _drop(
             h,
@@ -427,26 +470,36 @@ def harden_grant(
             message,
         )
         return None
-    conditional = ins.analysis.conditional
-    if cls in rules._CONSEQUENTIAL and all(
-        ins.analysis.clauses.index(c.clause) in conditional for c in clauses
-    ):
-        _drop(h, g, rules._CONDITIONAL_ASKS, message)
-        return None
+    # The action of a conditional: a consequential one asks (Rego, CONDITIONAL_CONFIRM); the
+    # condition's measurable part bounds it (amount, weekday). Never taken from a draft.
+    indexes = [ins.analysis.clauses.index(c.clause) for c in clauses]
+    under = all(n in ins.analysis.conditional for n in indexes)
+    conditions = [ins.analysis.conditions.get(n, ()) for n in indexes] if under else []
     if cap == "pay" and all(c.lemma == "send" for c in clauses):
         span_text = ins.text[span[0] : span[1]]
         if not rules._MONEY.search(span_text):
             _drop(h, g, "'send' is a payment only when the quote names an amount of money", message)
             return None
-    required = _REQUIRED.get(cap)
+    required = None if step else _REQUIRED.get(cap)
     if required is not None:
         verbs, words = required
         span_words = {t.norm for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]}
+        span_words |= {t.norm for c in clauses if rules.refers_back(c) for t in c.before}
         if not any(c.lemma in verbs for c in clauses) and not span_words & words:
             _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
     out.literals = []
+    out.conditional = under and cls in rules._CONSEQUENTIAL
+    out.max_amount = None
+    out.days = []
+    out.refs = []
+    if cls == "FINANCIAL" and all(c.lemma in rules._REFUND_VERBS for c in clauses):
+        # a refund covers the charges, payments or orders the owner named, when they name any
+        out.refs = list(dict.fromkeys(r for c in clauses for r in rules.named_refs(c.obj)))
+    if under and cls == "FINANCIAL":
+        found = [x for x in (rules.amount_bound(cond) for cond in conditions) if x is not None]
+        out.max_amount = max(found) if found and len(found) == len(conditions) else None
     # A note, a skill, a job: what it writes may use only the words of the owner's quote.
     out.words = quote_words(_sentence_text(ins, clauses)) if cap in WORDED_CAPS else []
     if cap == "run_command":
@@ -483,6 +536,11 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
+        # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named
+        per = [rules.day_bound(cond, c.obj) for c, cond in zip(clauses, conditions, strict=True)]
+        if per and all(per):
+            out.days = sorted({d for ds in per for d in ds}, key=rules._WEEKDAYS.index)
     if ins.catalogue:
         # "my cal.com booking": the domain of a server of the session names that server
         out.domains = [d for d in out.domains if d.split(".")[0] not in ins.service_words]

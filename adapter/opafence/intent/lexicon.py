@@ -29,7 +29,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("COMMUNICATION", "send"): frozenset(
         words(
             "send email e-mail mail message reply respond forward fwd share notify text sms dm ping drop "
-            "tell contact cc bcc write post invite answer resend senden sende schick schicke schicken "
+            "tell contact cc bcc copy write post invite answer resend senden sende schick schicke schicken "
             "verschicke mailen maile antworte envoyer envoie envoyez envoies réponds répondre transfère "
             "enviar envía envia envíes envies envíe manda mandar mandes responde reenvía inviare invia "
             "manda rispondi inoltra"
@@ -157,7 +157,7 @@ CLASSES = frozenset(
 EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
 
 # Verbs that make a clause an instruction to act (the rules compiler's entry points).
-SEND_VERBS = _BASE_SEND - {"write", "post", "answer", "tell"} | {"tell"}
+SEND_VERBS = _BASE_SEND - {"write", "post", "answer", "tell", "copy"} | {"tell"}
 DELETE_VERBS = CAPABILITY_VERBS[("DELETE", "delete")] - {"clear", "clean", "drop", "discard", "rid"} | {"rid"}
 # "send" is in the pay row only for "send $50 to ...": hardening then wants an amount in the quote.
 PAY_VERBS = _BASE_PAY - {

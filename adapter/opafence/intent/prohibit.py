@@ -39,8 +39,12 @@ _POSITIVE_IDIOMS = re.compile(
     r"\bno-?reply\b|\bdo not hesitate\b|\bcan'?t wait\b"
 )
 _READ_ONLY = re.compile(
-    r"(?:^|\b(?:be|stay|keep(?: it| this| everything)?|work|operate|remain|is|are|strictly|just|only|"
+    r"(?:^|\b(?:be|stay|keep(?: it| this| everything)?|work|operate|remain|strictly|just|only|"
     r"purely|mode|in|go|this|task|please)[\s:]+)read[- ]?only\b|"
+    # "this is read-only", "everything's read only"; not "the prod database is read-only for me",
+    # which says what a thing is (a note to remember), not what the task may do
+    r"\b(?:this|it|everything|that|all of (?:it|this)|the task|this task|the session|this session|"
+    r"the job|this job|you)(?:'s|'re| is| are| should be| must be| will be)\s+read[- ]?only\b|"
     r"\bread[- ]?only(?:\s+(?:mode|access|task|please|session|for now|from now on|this time))?"
     r"\s*(?:[.!,;)]|$)|"
     r"\bonly (?:read|reading|look|looking)\b(?!\s+(?:the|a|an|at|it|this|that|my)\b[^.]*\b(?:and|then)\b)|"

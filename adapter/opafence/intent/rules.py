@@ -9,7 +9,7 @@ Pure, deterministic, no network. Its draft goes through the same hardening as an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opafence.intent import lexicon as lx
 from opafence.intent import services
@@ -74,6 +74,12 @@ class _Clause:
     lemma: str
     tool: str = ""  # "git", "pip", ... when the verb came after one ("git push", "pip install")
     services: frozenset[str] = frozenset()  # words naming a server of the session's tools
+    # The condition of a conditional's action ("if ann@x.com replies, forward it to her"): its
+    # people are whom a pronoun of the action names.
+    condition: tuple[tx.Token, ...] = ()
+    # The clause before it in the same sentence: what a pronoun object ("find a free room and
+    # reserve it") stands for.
+    before: tuple[tx.Token, ...] = ()
 
     @property
     def toks(self) -> tuple[tx.Token, ...]:
@@ -86,6 +92,23 @@ class _Clause:
     @property
     def words(self) -> set[str]:
         return {t.norm for t in self.obj if not t.literal}
+
+    @property
+    def context_words(self) -> set[str]:
+        """The object's words, and those of the clause before when the object points back to it
+        ("I need the Vite dev server up; start it please")."""
+        if not refers_back(self):
+            return self.words
+        return self.words | {t.norm for t in self.before if not t.literal}
+
+
+_POINTERS = frozenset(["it", "them", "that", "this", "those", "these", "one"])
+
+
+def refers_back(c: _Clause) -> bool:
+    """Does the object point back to the clause before ("it", "that branch", "the same one")?"""
+    toks = [t for t in c.obj if not t.literal]
+    return bool(c.before) and any(t.norm in _POINTERS for t in toks[:3])
 
 
 def _is_question(sent: list[tx.Token]) -> bool:
@@ -107,6 +130,18 @@ def _conditional_sentence(sent: list[tx.Token]) -> bool:
         sent[i].norm in lx.CONDITIONAL_CUES
         or sent[i].norm in ("wenn", "falls", "si", "se")
         or any(head.startswith(p) for p in lx.CONDITIONAL_PHRASES)
+    )
+
+
+# Conditions that start inside a clause with more than one word ("pay it as long as it is under 50").
+_MID_CONDITIONS = (("as", "long", "as"), ("on", "condition", "that"), ("in", "case"), ("so", "long", "as"))
+
+
+def _condition_phrase_at(toks: tuple[tx.Token, ...] | list[tx.Token], k: int) -> bool:
+    return any(
+        k + len(p) <= len(toks)
+        and all(not toks[k + j].literal and toks[k + j].norm == w for j, w in enumerate(p))
+        for p in _MID_CONDITIONS
     )
 
 
@@ -156,6 +191,8 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -
         t = toks[k]
         if t.literal:
             continue
+        if _condition_phrase_at(toks, k) and not consequent:
+            return "conditional", -1  # "delete the cache as long as nothing uses it"
         if t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS and not consequent:
             if (
                 t.norm == "whether"
@@ -172,8 +209,8 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -
     return "request", i
 
 
-def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
-    """Is the recipient at k a sender or an exclusion ("from x", "but not (to) x", "except x")?
+def _governor(toks: tuple[tx.Token, ...], k: int, floor: int) -> int:
+    """The index of the word that governs the recipient at k, or -1 (the verb governs it).
 
     Walks back over a list ("from a@x.com, b@x.com and c@x.com") to the word that governs it."""
     j = k - 1
@@ -187,27 +224,148 @@ def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
         if tx.is_recipient(toks[j].core) and toks[j + 1].norm in ("and", "or", "nor"):
             j -= 1
             continue
-        if w == "to" and j - 1 > floor:
-            before = toks[j - 1].norm
-            return before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before)
-        return w in lx.RECIPIENT_BLOCKERS or tx.is_negation(w)
-    return False
+        return j
+    return -1
+
+
+def _excluded(toks: tuple[tx.Token, ...], k: int, floor: int) -> bool:
+    """Is the recipient at k a sender or an exclusion ("from x", "but not (to) x", "except x")?"""
+    j = _governor(toks, k, floor)
+    if j < 0:
+        return False
+    w = toks[j].norm
+    if w == "to" and j - 1 > floor:
+        before = toks[j - 1].norm
+        return before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before)
+    return w in lx.RECIPIENT_BLOCKERS or tx.is_negation(w)
+
+
+def _replied_to(c: _Clause, k: int) -> bool:
+    """ "Reply to the email from bob@x.com", "answer bob@x.com's message": a reply goes to the
+    sender the owner named, so the owner's words hold its recipient (issue 14)."""
+    t = c.toks[k]
+    if t.possessive:
+        return True
+    j = _governor(c.toks, k, c.i)
+    if j < 0 or c.toks[j].norm != "from":
+        return False
+    before = c.toks[j - 1].norm if j - 1 > c.i else ""
+    return not (before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before) or before == "but")
+
+
+_REPLIES = frozenset(words("reply respond answer"))
 
 
 def _recipients(c: _Clause) -> list[str]:
     """Recipient tokens that are the object of the send verb: not a sender, not excluded. A review
-    is asked of someone ("request a review from @ann"): there "from" names the reviewer."""
+    is asked of someone ("request a review from @ann"): there "from" names the reviewer; a reply
+    that names no one else goes to the sender named ("reply to the email from bob@x.com")."""
     out: list[str] = []
+    senders: list[str] = []
     asks = c.lemma == "request"
+    replies = c.lemma in _REPLIES or (
+        c.i + 1 < len(c.toks) and c.lemma in ("write", "get") and c.toks[c.i + 1].norm == "back"
+    )
     for k in range(c.i + 1, len(c.toks)):
         t = c.toks[k]
-        if t.literal or not tx.is_recipient(t.core) or t.possessive:
+        core = t.core[:-2] if t.possessive else t.core
+        if t.literal or not tx.is_recipient(core):
             continue
-        if _excluded(c.toks, k, c.i) and not (asks and c.toks[k - 1].norm == "from"):
+        r = core.lower() if tx.is_email(core) else core
+        if t.possessive or (_excluded(c.toks, k, c.i) and not (asks and c.toks[k - 1].norm == "from")):
+            if replies and _replied_to(c, k) and r not in senders:
+                senders.append(r)
             continue
-        r = t.core.lower() if tx.is_email(t.core) else t.core
         if r not in out:
             out.append(r)
+    if c.lemma in _SELF_SENDS and _to_the_owner(c.obj):
+        # "send me a Telegram message", "DM me on Discord", "send it to my own Telegram chat":
+        # the owner themself (Rego: "@me")
+        out.append("@me")
+    if c.lemma not in _MAKES_CHANNELS:
+        for k in range(c.i + 1, len(c.toks)):
+            name = _channel_name(c.toks, k, c.i)
+            if name and name not in out and not _excluded(c.toks, k, c.i):
+                out.append(name)
+    if not out and not senders and c.condition and _pronoun_object(c):
+        # "if ann@x.com replies, forward it to her": the person the condition names
+        senders = [r for r in _condition_people(c.condition) if r not in senders]
+    return out or senders
+
+
+_PERSON_PRONOUNS = frozenset(words("him her them"))
+_SELF_SENDS = frozenset(words("send message dm ping text notify drop shoot post write forward"))
+_OWN_CHATS = frozenset(words("chat chats dm dms inbox saved"))
+
+
+def _to_the_owner(obj: tuple[tx.Token, ...]) -> bool:
+    """ "me ..." first, "to me" / "to myself", "to my own (Telegram) chat": a message to the owner."""
+    toks = [t for t in obj if not t.literal]
+    if toks and toks[0].norm in ("me", "myself"):
+        return True
+    for k, t in enumerate(toks):
+        if t.norm in ("me", "myself") and k > 0 and toks[k - 1].norm == "to":
+            return True
+        if (
+            t.norm == "own"
+            and k > 0
+            and toks[k - 1].norm == "my"
+            and any(x.norm in _OWN_CHATS for x in toks[k + 1 : k + 4])
+        ):
+            return True
+    return False
+
+
+_MAKES_CHANNELS = frozenset(words("create make open start set rename"))
+_NOT_CHANNEL_NAMES = frozenset(
+    words(
+        "team teams private public shared same new other main right wrong whole company usual right "
+        "dedicated relevant appropriate right own"
+    )
+)
+
+
+def _channel_name(toks: tuple[tx.Token, ...], k: int, floor: int) -> str:
+    """ "the ops channel", "channel 'Launch'", "the channel called launch" -> "#ops", "#launch":
+    a chat channel the owner names without its "#" (Rego reads a channel argument the same way)."""
+    t = toks[k]
+    if (
+        t.literal
+        or t.possessive
+        or t.core.startswith(("#", "@"))
+        or not re.match(r"^[a-z0-9][a-z0-9_.-]{0,79}$", t.norm)
+    ):
+        return ""
+    if (
+        t.norm in _DETERMINERS
+        or t.norm in lx.GENERIC_OBJECTS
+        or t.norm in lx.SERVICES
+        or t.norm in lx.OBJECT_STOPS
+        or t.norm in _NOT_CHANNEL_NAMES
+        or t.norm.isdigit()
+    ):
+        return ""
+    nxt = toks[k + 1] if k + 1 < len(toks) else None
+    before = [x.norm for x in toks[max(floor + 1, k - 2) : k] if not x.literal]
+    if before and before[-1] in ("called", "named"):
+        before = before[:-1]
+    after_channel = bool(before) and before[-1] == "channel"
+    before_channel = nxt is not None and not nxt.literal and nxt.norm == "channel" and not t.trail
+    return f"#{t.norm}" if after_channel or before_channel else ""
+
+
+def _pronoun_object(c: _Clause) -> bool:
+    return any(not t.literal and t.norm in _PERSON_PRONOUNS for t in c.obj)
+
+
+def _condition_people(toks: tuple[tx.Token, ...]) -> list[str]:
+    out: list[str] = []
+    for t in toks:
+        core = t.core[:-2] if t.possessive else t.core
+        if not t.literal and tx.is_recipient(core):
+            r = core.lower() if tx.is_email(core) else core
+            if r not in out:
+                out.append(r)
     return out
 
 
@@ -346,8 +504,17 @@ def named_services(obj: tuple[tx.Token, ...]) -> list[str]:
     return out
 
 
+def _place(c: _Clause) -> tuple[tx.Token, ...]:
+    """The place phrase that leads the request ("On GitLab, comment ..."), or ()."""
+    for k in range(c.i):
+        n = tx.place_phrase(c.toks, k)
+        if n and k + n <= c.i:
+            return c.toks[k : k + n]
+    return ()
+
+
 def _services(c: _Clause) -> list[str]:
-    return sorted({f"mcp__{w}__*" for w in named_services(c.obj)})
+    return sorted({f"mcp__{w}__*" for w in named_services(c.obj) + named_services(_place(c))})
 
 
 def _file_object(t: tx.Token) -> str:
@@ -540,6 +707,8 @@ def _command_head(t: tx.Token) -> bool:
 
 
 _RUN_NOISE = frozenset(words("the a an command script program binary file off in at called named"))
+_RUN_PREPOSITIONS = frozenset(words("on for against in with over from"))
+_RUN_POINTERS = frozenset(words("it them me us that this those these everything"))
 _SCRIPT_EXTS = ("sh", "py", "js", "rb", "pl", "bash", "go", "ts", "mjs", "php")
 
 
@@ -562,9 +731,20 @@ def _run(c: _Clause) -> list[DraftGrant] | str:
         ):
             parts: list[str] = []
             script_head = head.norm not in lx.COMMAND_STARTS
-            for k, t in enumerate(obj[start:]):
+            rest = obj[start:]
+            for k, t in enumerate(rest):
                 if not t.literal and t.norm in _COMMAND_STOP:
                     break
+                nxt = rest[k + 1] if k + 1 < len(rest) else None
+                if (
+                    k > 0
+                    and not t.literal
+                    and t.norm in _RUN_PREPOSITIONS
+                    and nxt is not None
+                    and not nxt.literal
+                    and nxt.norm in _RUN_POINTERS
+                ):
+                    break  # "run node scripts/check-links.js on it": words about it, not arguments
                 # "run scripts/x.py for me", "run ./x.sh on it": a script's words after it are
                 # arguments only when they look like ones (an option, a path, a literal)
                 if (
@@ -619,11 +799,14 @@ _PIP_COMPANIONS = ("wheel", "setuptools")
 _GIT_VERBS = frozenset(words("pull revert undo pop apply cherry cherry-pick mv rename move"))
 
 
+_NOT_REF_NAMES = frozenset(words("locally remotely too also now again first please everywhere here there"))
+
+
 def _ref_names(obj: tuple[tx.Token, ...]) -> list[str]:
     """Branch or tag names the object names ("the merged branch feature/auth", "hotfix-12")."""
     out = []
     for k, t in enumerate(obj):
-        if t.literal or t.norm in lx.REF_WORDS or t.norm in _DETERMINERS:
+        if t.literal or t.norm in lx.REF_WORDS or t.norm in _DETERMINERS or t.norm in _NOT_REF_NAMES:
             continue
         name = t.core.strip(",.;:()")
         before = obj[k - 1].norm if k > 0 else ""
@@ -642,9 +825,11 @@ _FOLDER_PLURALS = frozenset(words("folders directories dirs"))
 def _folders_named(obj: tuple[tx.Token, ...]) -> list[str]:
     """ "the dist and build directories": plain names before a closing folder word are folders."""
     toks = [t for t in obj if not t.literal]
+    while toks and toks[0].norm in ("out", "up", "away", "off"):
+        toks = toks[1:]  # "clean out the dist and build directories"
     if not toks or toks[-1].norm.strip(".,") not in lx.FOLDER_WORDS | _FOLDER_PLURALS:
         return []
-    names = [t.core.strip(",") for t in toks[:-1] if t.norm not in _DETERMINERS | {"and", ","}]
+    names = [t.core.strip(",") for t in toks[:-1] if t.norm not in _DETERMINERS | {"and", ",", "both"}]
     ok = all(re.match(r"^[A-Za-z0-9_.-]+$", n) and n.lower() not in lx.GENERIC_OBJECTS for n in names)
     return names if ok and names else []
 
@@ -669,7 +854,8 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
     lem, ws, obj = c.lemma, c.words, c.obj
-    if "document.title" in ws or ("title" in ws and "console" in ws):
+    cw = c.context_words
+    if "document.title" in cw or ("title" in cw and "console" in ws):
         return [_grant(c, "EXECUTION", "page_title")]
     if lem in lx.BROWSE_VERBS or (
         lem in lx.CAPABILITY_VERBS[("EXTERNAL_WRITE", "browse")]
@@ -690,11 +876,11 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_server")] and (
         lem == "serve"
         or (
-            ws & lx.SERVER_WORDS
-            and ws & lx.SERVER_QUALIFIERS
+            cw & lx.SERVER_WORDS
+            and cw & lx.SERVER_QUALIFIERS
             and (lem not in ("make", "keep", "get") or ws & _GOING)
         )
-        or ("dev" in ws and ws & {"mode", "app", "server"})
+        or ("dev" in cw and cw & {"mode", "app", "server"})
     ):
         return [_grant(c, "EXECUTION", "run_server")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_migrations")] and (
@@ -707,7 +893,7 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
         or ("env" in ws and ws & {"python", "uv", "fresh", "conda-free"})
     ):
         return [_grant(c, "EXECUTION", "create_venv")]
-    if "pip" in ws | {c.tool} and (lem in ("upgrade", "update", "bump") or ws & _PIP_FRESH):
+    if "pip" in cw | {c.tool} and (lem in ("upgrade", "update", "bump") or ws & _PIP_FRESH):
         return [_grant(c, "EXECUTION", "install", packages=["pip", *(p for p in _PIP_COMPANIONS if p in ws)])]
     if (
         lem in lx.CAPABILITY_VERBS[("EXECUTION", "install")]
@@ -723,6 +909,14 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
         return _code_grants(c)
     if lem in lx.DELETE_VERBS | {"clean", "prune"} and ws & {"branch", "branches"}:
         refs = _ref_names(obj)
+        if not refs and refers_back(c):
+            # "feature/search was merged; please remove that branch locally"
+            refs = [
+                t.core.strip(",.;:()")
+                for t in c.before
+                if not t.literal
+                and re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*[/-][A-Za-z0-9._/-]+$", t.core.strip(",.;:()"))
+            ]
         if refs:
             cmds = [f"git branch {flag} {r}" for r in refs for flag in ("-d", "--delete")]
             files = [p for p in _paths(obj) if p not in refs]
@@ -739,6 +933,34 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     ):
         return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
     return None
+
+
+_PRONOUNS = frozenset(words("it one them that this those these"))
+_REFUND_VERBS = frozenset(words("refund reimburse"))
+_REF_NOUNS = frozenset(
+    words(
+        "charge charges payment payments order orders invoice invoices transaction transactions receipt "
+        "capture purchase booking"
+    )
+)
+_REF_ID = re.compile(r"^[a-z]{2,5}_[A-Za-z0-9]{2,}$|^[A-Za-z]{1,6}-?[0-9][A-Za-z0-9-]*$|^#?[0-9]{3,}$")
+
+
+def named_refs(obj: tuple[tx.Token, ...]) -> list[str]:
+    """The charges, payments or orders a refund names: "charge ch_3Nq8", "order 8812's charge",
+    "invoice INV-2041", "#4412". A bare number counts only after such a noun or with "#"."""
+    out: list[str] = []
+    for k, t in enumerate(obj):
+        core = (t.core[:-2] if t.possessive else t.core).strip(",.;:()")
+        if not _REF_ID.match(core) or tx.is_recipient(core) or _MONEY.search(core):
+            continue
+        prev = obj[k - 1].norm if k > 0 else ""
+        if re.match(r"^[0-9]+$", core) and prev not in _REF_NOUNS and prev not in ("number", "no", "id"):
+            continue
+        ref = core.lstrip("#").lower()
+        if len(ref) >= 3 and ref not in out:
+            out.append(ref)
+    return out
 
 
 def grants_for(c: _Clause) -> list[DraftGrant] | str:
@@ -818,10 +1040,17 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         return [_publish(c)]
 
     # payments
+    if lem in _REFUND_VERBS:
+        # "refund charge ch_3Nq8": hardening bounds it to the charges, payments or orders named
+        return [_grant(c, "FINANCIAL", "pay", tools=_services(c), objects=objects_of(obj))]
     if lem in lx.PAY_VERBS or lem in ("order", "book", "reserve", "checkout", "rent", "spend"):
         if lem == "order" and first in ("by", "alphabetically", "chronologically", "them", "these"):
             return "ordering a list, not a purchase"
-        if lem in ("book", "reserve") and words & _FREE_BOOKINGS and not words & _PAID_BOOKINGS:
+        booked = words
+        if first in _PRONOUNS and c.before:
+            # "find a free room for 6 and reserve it": the room of the clause before
+            booked = words | {t.norm for t in c.before if not t.literal}
+        if lem in ("book", "reserve") and booked & _FREE_BOOKINGS and not booked & _PAID_BOOKINGS:
             return [_publish(c)]
         if lem == "checkout":
             return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
@@ -1047,8 +1276,11 @@ class Analysis:
     clauses: list[tx.Clause]
     modes: list[tuple[str, int]]  # per clause: ("request", verb index) or (why not, -1)
     # Clauses that are the action of a conditional ("if it builds, run it", "push it if CI is
-    # green"): they grant their action, never a consequential one (_CONSEQUENTIAL).
+    # green"): they grant their action; a consequential one (_CONSEQUENTIAL) asks.
     conditional: frozenset[int] = frozenset()
+    # Per such clause: the tokens of its condition, and the span of condition and action together.
+    conditions: dict[int, tuple[tx.Token, ...]] = field(default_factory=dict)
+    condition_spans: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 # A consequential action whose condition the agent decides (maybe from what it read) asks.
@@ -1056,25 +1288,179 @@ _CONSEQUENTIAL = frozenset(words("DELETE FINANCIAL PERMISSION_CHANGE"))
 _CONDITIONAL_ASKS = "under a condition the agent decides, a consequential action asks"
 
 
-def _consequent(sent: list[tx.Token], clause: tx.Clause) -> tx.Clause | None:
-    """The action part of a conditional clause: the clause after "If X," or the clause cut before
-    its "if" ("push it if CI is green" -> "push it"); None for the condition itself."""
+def _consequent(
+    sent: list[tx.Token], clause: tx.Clause, first: tx.Clause | None = None
+) -> tuple[tx.Clause, tuple[tx.Token, ...]] | None:
+    """The action part of a conditional clause and the tokens of its condition: the clause after
+    "If X," (the condition is the sentence's first clause, `first`) or the clause cut before its
+    "if" ("push it if CI is green" -> "push it", "if CI is green"); None for the condition itself."""
     toks = clause.tokens
     if not toks:
         return None
     if _conditional_sentence(sent):
-        return None if not sent or toks[0].start <= sent[0].start else clause
+        if not sent or toks[0].start <= sent[0].start:
+            return None
+        return clause, first.tokens if first is not None else ()
     for k in range(1, len(toks)):
         t = toks[k]
-        if not t.literal and t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS:
+        if _condition_phrase_at(toks, k) or (
+            not t.literal and t.norm in lx.CONDITIONAL_CUES and toks[k - 1].norm not in lx.EMBEDDED_IF_VERBS
+        ):
             cut = k - 1 if toks[k - 1].norm in ("only", "just", "but", "and") else k
             if cut < 1:
                 return None
             end = toks[cut - 1].end
-            return tx.Clause(
+            action = tx.Clause(
                 clause.text[: end - clause.start], clause.start, end, toks[:cut], clause.sentence
             )
+            return action, toks[k:]
     return None
+
+
+# "if it is under $200", "as long as the total stays below 80 dollars": the most a payment may be.
+_AMOUNT_BOUND = re.compile(
+    r"\b(?:under|below|less than|at most|no more than|not more than|up to|max(?:imum)?(?: of)?|"
+    r"cheaper than|lower than|within|not over|not above|no higher than)\s+"
+    r"(?:[$€£¥]\s?)?(?P<n>\d[\d,]*(?:\.\d+)?)\s?(?:k\b)?"
+    r"|(?:[$€£¥]\s?)?(?P<m>\d[\d,]*(?:\.\d+)?)\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)?\s+or\s+"
+    r"(?:less|under|below|lower|cheaper)\b",
+    re.I,
+)
+# A condition about the owner's own money ("if my balance is under 500") bounds no payment.
+_NOT_THE_PAYMENT = frozenset(words("balance balances savings account accounts budget"))
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def amount_bound(condition: tuple[tx.Token, ...]) -> float | None:
+    """The upper bound a conditional's condition puts on the amount of its payment, or None."""
+    if not condition or any(t.norm in _NOT_THE_PAYMENT for t in condition if not t.literal):
+        return None
+    text = " ".join(t.raw for t in condition if not t.literal)
+    m = _AMOUNT_BOUND.search(text)
+    if m is None:
+        return None
+    raw = (m.group("n") or m.group("m") or "").replace(",", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    if m.group("n") and re.match(r"\s?k\b", text[m.end("n") : m.end("n") + 2], re.I):
+        value *= 1000
+    return value
+
+
+def day_bound(condition: tuple[tx.Token, ...], action: tuple[tx.Token, ...]) -> list[str]:
+    """The weekdays a conditional's event may fall on: those its action names, else its condition's
+    ("if I'm free Thursday afternoon, block 2-4pm" -> thursday)."""
+    for part in (action, condition):
+        found = [d for d in _WEEKDAYS if any(not t.literal and t.norm.removesuffix("'s") == d for t in part)]
+        if found:
+            return found
+    return []
+
+
+_WHEN_DONE = r"\b(?:once|after|when|as soon as|whenever)\s+"
+_STEP_OWNER = r"(?:the\s+|all\s+(?:the\s+)?|our\s+|its\s+|my\s+|the\s+project'?s\s+|project\s+)?"
+# "Once the deps are in, run the migrations": the step a request waits for is asked for as well.
+# (pattern, class, capability); each pattern names the step finished, not a condition about it.
+_PREREQUISITES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(
+            _WHEN_DONE + _STEP_OWNER + r"(?:deps|dependencies|packages|requirements|node_modules|gems)\s+"
+            r"(?:are|have\s+been|'re|get|got)\s+(?:all\s+)?(?:in|installed|there|ready|set\s+up|sorted)\b"
+            r"|"
+            + _WHEN_DONE
+            + r"(?:you(?:'ve|\s+have)?\s+|we(?:'ve|\s+have)?\s+)?install(?:ed|ing)?\s+"
+            + _STEP_OWNER
+            + r"(?:deps|dependencies|packages|requirements)\b",
+            re.I,
+        ),
+        "EXECUTION",
+        "install",
+    ),
+    (
+        re.compile(
+            r"\b(?:once|after|when|as soon as|if)\s+(?:it|the\s+(?:project|app|code|build|crate|binary))\s+"
+            r"(?:builds|compiles|is\s+built|has\s+built|has\s+compiled|is\s+compiled)\b",
+            re.I,
+        ),
+        "EXECUTION",
+        "run_build",
+    ),
+    (
+        re.compile(
+            _WHEN_DONE + r"(?:the\s+)?(?:venv|virtualenv|virtual\s+env(?:ironment)?)\s+(?:is|has\s+been)\s+"
+            r"(?:created|set\s+up|ready|there|made)\b",
+            re.I,
+        ),
+        "EXECUTION",
+        "create_venv",
+    ),
+    (
+        re.compile(
+            _WHEN_DONE + r"(?:the\s+)?(?:tests|test\s+suite|specs)\s+(?:pass|are\s+green|go\s+green)\b", re.I
+        ),
+        "EXECUTION",
+        "run_tests",
+    ),
+)
+
+
+_DAYS_RX = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+# "Every Monday at 8, summarize my open issues", "Every 30 minutes check whether ...": a sentence
+# led by a recurrence asks for a scheduled job that does what follows (EXECUTION/schedule).
+_RECURRENCE = re.compile(
+    r"^\W*(?:(?:every|each)\s+(?:other\s+|single\s+)?(?:\d+\s+|few\s+|couple\s+of\s+)?"
+    r"(?:minutes?|mins?|hours?|days?|weeks?|months?|years?|weekdays?|weekends?|mornings?|evenings?|nights?|"
+    r"afternoons?|workdays?|business\s+days?|quarters?|" + _DAYS_RX + r")"
+    r"|(?:daily|weekly|hourly|nightly|monthly|fortnightly)\b|on\s+" + _DAYS_RX + r"\s+at\b)",
+    re.I,
+)
+
+
+def scheduled(a: Analysis) -> list[tuple[int, int, tuple[int, int]]]:
+    """(clause, verb index, span) for each sentence led by a recurrence with a verb after it: the
+    job's grant quotes the whole sentence, its verb the first one after the recurrence."""
+    out: list[tuple[int, int, tuple[int, int]]] = []
+    seen: set[int] = set()
+    for n, c in enumerate(a.clauses):
+        if c.sentence in seen:
+            continue
+        seen.add(c.sentence)
+        if not _RECURRENCE.match(c.text):
+            continue
+        parts = [(m, x) for m, x in enumerate(a.clauses) if x.sentence == c.sentence]
+        for m, x in parts:
+            k = next((j for j in range(len(x.tokens)) if tx.verb_at(x.tokens, j)), -1)
+            if k < 0 or (m == n and x.tokens[k].norm in ("remind", "schedule")):
+                continue
+            if a.modes[m][0] not in ("request", "no verb") or any(
+                tx.is_negation(x.tokens[j].norm) for j in range(k + 1)
+            ):
+                break  # "every day, don't ...", a question or a condition: no job
+            lo, hi = parts[0][1].start, parts[-1][1].end
+            out.append((m, k, (lo, hi)))
+            break
+    return out
+
+
+def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, request clause, span) for each step a request of the same sentence waits
+    for ("once the deps are in, run the migrations" -> EXECUTION/install): the span runs from the
+    step to the end of that request, so the quote holds both."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    for rx, cls, cap in _PREREQUISITES:
+        for m in rx.finditer(a.text):
+            sent = next((c.sentence for c in a.clauses if c.start <= m.start() < c.end + 1), None)
+            if sent is None:
+                continue
+            reqs = [n for n, c in enumerate(a.clauses) if c.sentence == sent and a.modes[n][0] == "request"]
+            if not reqs or any(m.start() >= a.clauses[n].start and m.end() <= a.clauses[n].end for n in reqs):
+                continue  # no request waits for it, or the step is inside the request's own words
+            n = min(reqs, key=lambda r: abs(a.clauses[r].start - m.start()))
+            c = a.clauses[n]
+            out.append((cls, cap, n, (min(m.start(), c.start), max(m.end(), c.end))))
+    return out
 
 
 def analyze(instruction: str) -> Analysis:
@@ -1083,24 +1469,34 @@ def analyze(instruction: str) -> Analysis:
     cls = tx.clauses(instruction, toks)
     modes = []
     conditional = set()
+    conditions: dict[int, tuple[tx.Token, ...]] = {}
+    spans: dict[int, tuple[int, int]] = {}
     reminder = -1
+    firsts: dict[int, tx.Clause] = {}
+    for c in cls:
+        firsts.setdefault(c.sentence, c)
     for n, c in enumerate(cls):
         sent = sents[c.sentence] if c.sentence < len(sents) else list(c.tokens)
         mode = mode_of(sent, c)
         if mode[0] == "conditional":
-            action = _consequent(sent, c)
-            if action is not None:
+            found = _consequent(sent, c, firsts.get(c.sentence))
+            if found is not None:
+                action, condition = found
                 again = mode_of(sent, action, consequent=True)
                 if again[0] == "request":
                     cls[n], mode = action, again
                     conditional.add(n)
+                    conditions[n] = condition
+                    lo = min([action.start, *(t.start for t in condition)])
+                    hi = max([action.end, *(t.end for t in condition)])
+                    spans[n] = (lo, hi)
         if mode[0] == "request" and reminder == c.sentence:
             # "remind me to commit and push": what follows is the reminder's text, not a request
             mode = ("part of a reminder's text", -1)
         elif mode[0] == "request" and tx.verb_at(c.tokens, mode[1]) == "remind":
             reminder = c.sentence
         modes.append(mode)
-    return Analysis(instruction, toks, cls, modes, frozenset(conditional))
+    return Analysis(instruction, toks, cls, modes, frozenset(conditional), conditions, spans)
 
 
 def _copy_to(
@@ -1132,6 +1528,20 @@ def _copy_to(
     return last, merged
 
 
+def _copies_someone(toks: tuple[tx.Token, ...], verb: int) -> bool:
+    """ "copy in anouk@x.com", "copy ann@x.com on it": the object is a person, not a file."""
+    k = verb + 1
+    if k < len(toks) and toks[k].norm == "in":
+        k += 1
+    return k < len(toks) and not toks[k].literal and tx.is_recipient(toks[k].core)
+
+
+def antecedent(a: Analysis, n: int) -> tuple[tx.Token, ...]:
+    """The clause before clause n (in its sentence or the one before): what a pronoun object of
+    clause n ("start it", "reserve it", "remove that branch") stands for."""
+    return a.clauses[n - 1].tokens if n > 0 else ()
+
+
 def _page_of(g: DraftGrant, cls: list[tx.Clause], clause: tx.Clause, instruction: str) -> None:
     """ "Open https://x.com/signup and click 'Create account'": the page is the one the owner named
     before, in the same sentence or the nearest earlier one; the quote then spans from there."""
@@ -1155,7 +1565,7 @@ def compile_rules(
     notes: list[Note] = []
     grants: list[DraftGrant] = []
     purpose = ""
-    for clause, (mode, i) in zip(cls, a.modes, strict=True):
+    for n, (clause, (mode, i)) in enumerate(zip(cls, a.modes, strict=True)):
         if mode != "request":
             if any(tx.verb_at(clause.tokens, k) for k in range(len(clause.tokens))) and mode != "no verb":
                 notes.append(Note(clause.text, "ignored", f"{mode}: grants nothing"))
@@ -1169,16 +1579,23 @@ def compile_rules(
         elif verb > 0 and toks_c[verb - 1].norm in ("git", "gh"):
             tool = toks_c[verb - 1].norm
         lem = tx.verb_at(toks_c, verb) or toks_c[verb].norm
-        request = _Clause(clause, verb, lem, tool, service_words)
+        if lem == "copy" and _copies_someone(toks_c, verb):
+            lem = "cc"  # "... and copy in anouk@vandam.nl": a cc of the send before it
+        before = antecedent(a, n)
+        request = _Clause(clause, verb, lem, tool, service_words, a.conditions.get(n, ()), before)
         found = grants_for(request)
-        if not isinstance(found, str) and cls.index(clause) in a.conditional:
-            kept = [g for g in found if g.class_ not in _CONSEQUENTIAL]
+        if not isinstance(found, str) and n in a.conditional:
+            lo, hi = a.condition_spans.get(n, (clause.start, clause.end))
             for g in found:
-                if g not in kept:
+                # hardening marks it and reads the condition's bounds (for an LLM's draft too)
+                if g.class_ in _CONSEQUENTIAL:
                     notes.append(
-                        Note(clause.text, "ignored", f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}")
+                        Note(
+                            instruction[lo:hi],
+                            "conditional",
+                            f"{g.class_}/{g.capability}: {_CONDITIONAL_ASKS}",
+                        )
                     )
-            found = kept
         if not isinstance(found, str) and not any(g.capability == "run_command" for g in found):
             found = [*found, *instrument_grants(request)]
         if (
@@ -1208,6 +1625,24 @@ def compile_rules(
             notes.append(Note(clause.text, "grant", f"{g.class_}/{g.capability}"))
         if not purpose:
             purpose = clause.text
+    for _n, _k, (lo, hi) in scheduled(a):
+        if any(g.capability == "schedule" for g in grants):
+            continue
+        g = DraftGrant.model_validate(
+            {"class": "EXECUTION", "capability": "schedule", "evidence": instruction[lo:hi]}
+        )
+        grants.append(g)
+        notes.append(
+            Note(
+                instruction[lo:hi], "grant", "EXECUTION/schedule: a job at the time the sentence starts with"
+            )
+        )
+    for cls_, cap, _n, (lo, hi) in implied(a):
+        if any(g.class_ == cls_ and g.capability == cap for g in grants):
+            continue
+        g = DraftGrant.model_validate({"class": cls_, "capability": cap, "evidence": instruction[lo:hi]})
+        grants.append(g)
+        notes.append(Note(instruction[lo:hi], "grant", f"{cls_}/{cap}: the step the request waits for"))
     bounds = _bounds(cls, notes)
     purpose = tx.normalize_space(purpose or (instruction.split("\n", 1)[0] if instruction else ""))[:160]
     return Draft(purpose=purpose, grants=grants, bounds=bounds), notes

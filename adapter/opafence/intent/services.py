@@ -55,6 +55,7 @@ MESSAGE_WORDS = frozenset(words("message messages note line word reminder shout-
 COMMENT_WORDS = frozenset(words("comment comments review"))
 
 _MOVE = frozenset(words("reschedule postpone move push shift bump"))
+_REACTIONS = frozenset(words("reaction reactions emoji emojis thumbs thumbs-up thumbsup"))
 _CREATE = frozenset(words("schedule set put block add create arrange organize organise book make grab"))
 _DOC_CREATE = frozenset(words("create start make write open draft set"))
 _APPEND = frozenset(words("append add insert paste jot"))
@@ -193,7 +194,8 @@ def reading(c: _Clause) -> Reading | None:
     if lem == "grab" and ws & BOOKING_WORDS:
         return Reading("publish", ["create"], ["event", "booking"])
     # chat
-    if lem == "react":
+    if lem == "react" or (lem in ("add", "leave", "put", "drop", "give", "send") and ws & _REACTIONS):
+        # "add a :tada: reaction to the release announcement", "leave a thumbs up on it"
         return Reading("publish", ["create"], ["reaction"])
     # issues and pull requests
     if lem == "comment" and (issue or named) and c.services:

@@ -102,8 +102,17 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
+# "1) open x 2) type y", "(2) ...": a list marker inside a line starts a new step.
+_INLINE_MARKER = re.compile(r"^\(?[0-9]{1,2}[.)]$")
+# A dash between two requests ("it's outdated - please upgrade it"), or a parenthesis that opens
+# one ("recreate the venv (delete .venv first)").
+_DASHES = frozenset(["-", "\u2013", "\u2014", "--"])
+
+
 def _ends_sentence(tok: Token, nxt: Token | None, text: str) -> bool:
     if nxt is not None and "\n" in text[tok.end : nxt.start]:
+        return True
+    if nxt is not None and not nxt.literal and _INLINE_MARKER.match(nxt.raw):
         return True
     if tok.raw.lower() in _ABBREV:
         return False
@@ -147,12 +156,49 @@ for _phrase in lx.FILLERS:  # longest first, kept per first word
     _FILLERS_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
 
 
+_PLACE_PREPOSITIONS = frozenset(words("on in at via using through inside within"))
+_PLACE_FILLERS = frozenset(words("the my our your a an"))
+
+
+def place_phrase(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
+    """The length of a place phrase starting at i ("On GitLab,", "At https://x.com", "in our Slack
+    workspace,") that leads a request, or 0: a preposition, then a URL, a domain or a service
+    name (with a determiner or a noun such as "workspace" around it), ending in a comma or before
+    a verb."""
+    n = len(tokens)
+    if i >= n or tokens[i].literal or tokens[i].norm not in _PLACE_PREPOSITIONS:
+        return 0
+    named = False
+    for k in range(i + 1, min(n, i + 6)):
+        t = tokens[k]
+        if t.literal:
+            return 0
+        norm = t.norm[:-2] if t.possessive else t.norm
+        if is_url(t.core) or is_domain(t.core) or norm in lx.SERVICES:
+            named = True
+        elif norm not in _PLACE_FILLERS and norm not in lx.SERVICE_NOUNS:
+            return 0
+        if not named:
+            continue
+        if t.trail.startswith(","):
+            return k + 1 - i
+        if k + 1 < n and verb_at(tokens, k + 1):
+            return k + 1 - i
+    return 0
+
+
 def skip_fillers(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
-    """Index of the first token after politeness and sequencing words ("please", "then", ...)."""
+    """Index of the first token after politeness and sequencing words ("please", "then", ...)
+    and a place phrase that leads the request ("On GitLab, comment ...")."""
     n = len(tokens)
     changed = True
     while changed and i < n:
         changed = False
+        place = place_phrase(tokens, i)
+        if place:
+            i += place
+            changed = True
+            continue
         t = tokens[i]
         # list markers ("-", "1.", "•") and tokens with no letter or digit at all (emoji, arrows)
         if not t.literal and (
@@ -178,6 +224,15 @@ def skip_fillers(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
     return i
 
 
+# Nouns a verb-like word can name a kind of ("the dist and build directories", "test files").
+_KIND_NOUNS = frozenset(
+    words(
+        "directories directory folders folder dirs dir files file output outputs artifacts artefacts "
+        "cache caches logs log scripts script steps step results"
+    )
+)
+
+
 def _verb_follows(tokens: list[Token], j: int) -> bool:
     """Does a clause that starts at tokens[j] start with a verb, or a negated verb?"""
     j = skip_fillers(tokens, j)
@@ -185,8 +240,13 @@ def _verb_follows(tokens: list[Token], j: int) -> bool:
         return False
     if verb_at(tokens, j):
         nxt = tokens[j + 1] if j + 1 < len(tokens) else None
-        # "check the logs, email, and calendar": a bare noun-like verb in a list is not a clause.
-        return not (tokens[j].trail.startswith(",") or (nxt is not None and nxt.norm in ("and", "or")))
+        # "check the logs, email, and calendar": a bare noun-like verb in a list is not a clause;
+        # nor is "build" in "the dist and build directories".
+        return not (
+            tokens[j].trail.startswith(",")
+            or (nxt is not None and nxt.norm in ("and", "or"))
+            or (nxt is not None and not nxt.literal and nxt.norm in _KIND_NOUNS and not tokens[j].trail)
+        )
     if is_negation(tokens[j].norm) or tokens[j].norm in ("do", "please"):
         for k in range(j + 1, min(j + 5, len(tokens))):
             if verb_at(tokens, k):
@@ -203,9 +263,13 @@ def clauses(text: str, tokens: list[Token] | None = None) -> list[Clause]:
             prev, tok = sent[j - 1], sent[j]
             boundary = False
             if (not tok.literal and tok.norm in _CONNECTIVES and _verb_follows(sent, j + 1)) or (
-                prev.trail.startswith(",") and _verb_follows(sent, j)
+                prev.trail.startswith(",") and _verb_follows(sent, j) and not place_phrase(sent, start)
             ):
                 boundary = True
+            elif not tok.literal and tok.raw in _DASHES and _verb_follows(sent, j + 1):
+                boundary = True  # "pip is outdated - please upgrade it"
+            elif not tok.literal and tok.raw.startswith("(") and _verb_follows(sent, j):
+                boundary = True  # "recreate the venv (delete .venv first)"
             if boundary and j > start:
                 out.append(_clause(text, sent[start:j], si))
                 start = j

@@ -27,7 +27,7 @@ from typing import Any
 
 import idna
 
-from opafence.provenance.scan import Scanner
+from opafence.provenance.scan import FOLD, Scanner
 
 # A result longer than this is scanned up to here only; the caller marks the task lossy.
 MAX_SCAN = 1 << 20
@@ -240,26 +240,55 @@ def _host_values(host: str) -> Iterator[Value]:
         yield ("domain", registrable(h))
 
 
-def _email_values(raw: str) -> Iterator[Value]:
+def _hosts_of(host: str, memo: dict[str, tuple[Value, ...]]) -> tuple[Value, ...]:
+    """_host_values, once per host of one scan (addresses share their domains)."""
+    got = memo.get(host)
+    if got is None:
+        got = memo[host] = tuple(_host_values(host))
+    return got
+
+
+def _email_values(raw: str, memo: dict[str, tuple[Value, ...]] | None = None) -> Iterator[Value]:
     e = norm_email(raw)
     if e:
         yield ("email", e)
-        yield from _host_values(e.rpartition("@")[2])
+        host = e.rpartition("@")[2]
+        yield from _host_values(host) if memo is None else _hosts_of(host, memo)
 
 
 # Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
 # searches, so text without them costs one fast pass each); only a window around each is read.
 _OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
+# The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
+# then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
+_WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
+_OBF_HINTS_ASCII = (
+    re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
+    re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
+    re.compile(rb" dot "),
+)
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
+# "dot " without its space, which is checked per hit (a literal that starts with a space costs
+# the search a step at every word).
+_DOT_WORD = re.compile(rb"dot ")
 
 
-def _deobfuscated(text: str, low: str) -> str:
-    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
+def _spelled_dot(fold: bytes) -> bool:
+    return any(fold[m.start() - 1] == 0x20 for m in _DOT_WORD.finditer(fold, 1))
+
+
+def _deobfuscated(text: str, fold: bytes | None = None) -> str:
+    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly
+    (`fold`: the folded bytes of an ASCII text, where the hints are searched then)."""
     parts: list[str] = []
     last = -1
-    hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+    if fold is not None:
+        hits = sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
+    else:
+        low = text.lower()
+        hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
     for start in hits:
         if start < last:
             continue
@@ -286,11 +315,11 @@ def _packages(line: str) -> Iterator[Value]:
             break
 
 
-def _normalized(kind: str, raw: str, home: str) -> Iterator[Value]:
+def _normalized(kind: str, raw: str, home: str, memo: dict[str, tuple[Value, ...]]) -> Iterator[Value]:
     if kind == "email":
-        yield from _email_values(raw)
+        yield from _email_values(raw, memo)
     elif kind == "host":
-        yield from _host_values(raw)
+        yield from _hosts_of(raw, memo)
     elif kind == "number":
         d = norm_digits(raw)
         if 7 <= len(d) <= 34:
@@ -324,18 +353,19 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
         # Fullwidth @, compatibility digits and the like spell the same targets.
         text = unicodedata.normalize("NFKC", text)
     b = text.encode("utf-8", "replace")
-    low = b.lower()
-    for kind, raw in _SCANNER.hits(b, low):
-        yield from _normalized(kind, raw, home)
+    fold = b.translate(FOLD)
+    memo: dict[str, tuple[Value, ...]] = {}
+    for kind, raw in _SCANNER.hits(b, fold):
+        yield from _normalized(kind, raw, home, memo)
     # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
     # lower-cased str and three slow hint passes on ordinary text.
-    if not any(c in b for c in _CLOSERS) and b" dot " not in low:
+    if not any(c in b for c in _CLOSERS) and not _spelled_dot(fold):
         return
-    plain = _deobfuscated(text, text.lower())
+    plain = _deobfuscated(text, fold if text.isascii() else None)
     if plain:
         for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
-            yield from _email_values(raw)
+            yield from _email_values(raw, memo)
 
 
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:

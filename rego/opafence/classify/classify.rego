@@ -67,10 +67,28 @@ browser_page := {p} if {
 	p != ""
 } else := set()
 
-fact_recipients := ({lower(r.address) |
+fact_recipients := (({lower(r.address) |
 	some r in input.facts.recipients
 	object.get(r, "address", "") != ""
-} | channel_recipients) | handle_recipients
+	not lower(r.address) in self_words
+} | channel_recipients) | handle_recipients) | self_recipients
+
+# The owner themself as a messaging tool's target ("chat_id": "me", "recipient": "me"): the
+# recipient "@me" that "send me a Telegram message" names (issue 14).
+self_words := {"me", "@me", "self", "myself"}
+
+self_keys := {"chat_id", "chat", "recipient", "to", "user", "user_id", "channel", "channel_id", "target", "dm"}
+
+self_recipients contains "@me" if {
+	some k, v in input.call.args
+	lower(k) in self_keys
+	self_value(v)
+}
+
+self_value(v) if {
+	is_string(v)
+	lower(trim_space(v)) in self_words
+}
 
 # A recipient the facts could not read as an address: no recipient grant can cover the call.
 recipients_unclear if {
@@ -82,12 +100,15 @@ recipients_unclear if {
 	some v in channel_values
 	not channel_name(v)
 	not channel_handle(v)
+	not self_value(v)
 }
 
 clear_recipient(r) if {
 	r.valid == true
 	object.get(r, "address", "") != ""
 }
+
+clear_recipient(r) if lower(object.get(r, "address", "")) in self_words
 
 # A chat channel or handle written where an address goes (to: "#releases"): plain ASCII only,
 # so it cannot be a look-alike of the one the user named.
@@ -140,6 +161,7 @@ handle_values(v) := {h | some x in v; h := channel_handle(x)} if is_array(v)
 channel_recipients := {concat("", ["#", name]) |
 	some v in channel_values
 	name := channel_name(v)
+	not name in self_words
 } | {h |
 	some v in channel_values
 	h := channel_handle(v)

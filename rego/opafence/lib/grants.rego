@@ -17,7 +17,8 @@ path_classes := {"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE", "SELF_MODIFICATIO
 defaults := {
 	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
 	"packages": [], "workspace": false, "max_calls": null, "literals": [], "objects": [],
-	"operations": [], "access": "", "words": [],
+	"operations": [], "access": "", "words": [], "conditional": false, "max_amount": null, "days": [],
+	"refs": [],
 }
 
 # METADATA
@@ -45,6 +46,9 @@ covers(g, a, ctx) if {
 	runner_ok(g, a, ctx)
 	push_ok(g, a, ctx)
 	words_ok(g, ctx)
+	amount_ok(g, ctx)
+	days_ok(g, ctx)
+	refs_ok(g, ctx)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).
@@ -519,4 +523,117 @@ worded_text(ctx) := ctx.args.job_id if {
 	ctx.tool == "cronjob"
 	ctx.args.action in {"pause", "resume"}
 	is_string(ctx.args.job_id)
+}
+
+# --- the bounds of a conditional's condition ------------------------------------------------------
+
+# Argument names that carry the amount of a payment (`amount`, `total`, `amount.value`, `*_amount`).
+amount_keys := {"amount", "value", "total", "price", "sum", "amount_value", "amount_total"}
+
+# Servers whose amounts are integers in the currency's minor unit (Stripe's cents).
+minor_unit_servers := {"stripe", "square", "adyen"}
+
+# METADATA
+# title: amount_ok
+# description: |
+#   A grant with max_amount ("if it is under $200, pay it") covers a call only when every amount
+#   its arguments carry is a number no larger (minor units of a server that counts them divided);
+#   an amount that is not a number is not covered. A call that carries no amount is not bounded by
+#   it (a payment asks anyway, FINANCIAL_CONFIRM).
+amount_ok(g, _) if not is_number(g.max_amount)
+
+amount_ok(g, ctx) if {
+	is_number(g.max_amount)
+	values := amount_values(ctx)
+	every v in values {
+		major_amount(v, ctx) <= g.max_amount
+	}
+}
+
+amount_values(ctx) := [v |
+	walk(object.get(ctx, "args", {}), [path, v])
+	count(path) > 0
+	is_string(path[count(path) - 1])
+	amount_key(lower(path[count(path) - 1]))
+	not is_object(v)
+	not is_array(v)
+]
+
+amount_key(k) if k in amount_keys
+
+amount_key(k) if endswith(k, "_amount")
+
+major_amount(v, ctx) := v / 100 if {
+	is_number(v)
+	minor_units(ctx)
+	v == floor(v)
+} else := v if {
+	is_number(v)
+} else := to_number(regex.replace(trim_space(v), `^[$€£¥]\s*|,`, "")) if {
+	is_string(v)
+	regex.match(`^[$€£¥]?\s*[0-9][0-9,]*(\.[0-9]+)?$`, trim_space(v))
+}
+
+minor_units(ctx) if {
+	parts := split(ctx.tool, "__")
+	count(parts) > 2
+	parts[1] in minor_unit_servers
+}
+
+# METADATA
+# title: days_ok
+# description: |
+#   A grant with days ("if I'm free Thursday afternoon, block 2-4pm") covers a call only when it
+#   carries a date (an argument starting YYYY-MM-DD) and every date it carries falls on one of them.
+days_ok(g, _) if count(g.days) == 0
+
+days_ok(g, ctx) if {
+	count(g.days) > 0
+	dates := {substring(v, 0, 10) |
+		walk(object.get(ctx, "args", {}), [_, v])
+		is_string(v)
+		regex.match(`^[0-9]{4}-[0-9]{2}-[0-9]{2}`, v)
+	}
+	count(dates) > 0
+	allowed := {lower(d) | some d in g.days}
+	every d in dates {
+		lower(time.weekday(time.parse_ns("2006-01-02", d))) in allowed
+	}
+}
+
+# --- a refund of what the owner named -------------------------------------------------------------
+
+# Arguments that name the charge, payment or order a refund acts on.
+ref_keys := {
+	"charge", "charge_id", "payment", "payment_id", "payment_intent", "payment_intent_id", "transaction",
+	"transaction_id", "capture", "capture_id", "invoice", "invoice_id", "order", "order_id", "sale_id",
+}
+
+# METADATA
+# title: refs_ok
+# description: |
+#   A grant with refs ("refund charge ch_3Nq8") covers a call only when one of its arguments holds
+#   one of them and every charge, payment or order argument it carries holds one.
+refs_ok(g, _) if count(g.refs) == 0
+
+refs_ok(g, ctx) if {
+	count(g.refs) > 0
+	refs := {lower(r) | some r in g.refs}
+	args := object.get(ctx, "args", {})
+	some v in [x | walk(args, [_, x]); not is_object(x); not is_array(x)]
+	ref_held(v, refs)
+	every x in [y | walk(args, [p, y]); count(p) > 0; is_string(p[count(p) - 1]); lower(p[count(p) - 1]) in ref_keys] {
+		ref_held(x, refs)
+	}
+}
+
+ref_held(v, refs) if {
+	is_string(v)
+	some r in refs
+	contains(lower(v), r)
+}
+
+ref_held(v, refs) if {
+	is_number(v)
+	format_int(v, 10) in refs
 }

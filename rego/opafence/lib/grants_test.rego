@@ -270,3 +270,50 @@ mcp_covered(row) if {
 }
 
 else := false
+
+# --- the bounds of a conditional's condition, and a refund of what was named ------------------------
+
+pay := g("FINANCIAL", {"capability": "pay"})
+
+paid(tool, args) := {"workspace": ["/ws"], "tool": tool, "args": args}
+
+# grant fields, tool, args -> covered?
+bound_cases := [
+	{"name": "no amount bound", "g": {}, "tool": "mcp__bank__pay_bill", "args": {"amount": "900"}, "want": true},
+	{"name": "amount under the bound", "g": {"max_amount": 80}, "tool": "mcp__bank__pay_bill", "args": {"amount": "61.30"}, "want": true},
+	{"name": "amount at the bound", "g": {"max_amount": 80}, "tool": "mcp__bank__pay_bill", "args": {"amount": 80}, "want": true},
+	{"name": "amount over the bound", "g": {"max_amount": 80}, "tool": "mcp__bank__pay_bill", "args": {"amount": "80.01"}, "want": false},
+	{"name": "currency sign and commas", "g": {"max_amount": 2000}, "tool": "mcp__bank__pay_bill", "args": {"amount": "$1,999"}, "want": true},
+	{"name": "nested amount over", "g": {"max_amount": 100}, "tool": "mcp__paypal__create_payout", "args": {"amount": {"value": "150.00", "currency": "EUR"}}, "want": false},
+	{"name": "an amount that is no number", "g": {"max_amount": 100}, "tool": "mcp__bank__pay_bill", "args": {"amount": "a lot"}, "want": false},
+	{"name": "minor units of stripe", "g": {"max_amount": 100}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_1", "amount": 9900}, "want": true},
+	{"name": "minor units of stripe over", "g": {"max_amount": 100}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_1", "amount": 10100}, "want": false},
+	{"name": "a *_amount key", "g": {"max_amount": 100}, "tool": "mcp__bank__transfer", "args": {"transfer_amount": 500}, "want": false},
+	{"name": "no amount shown", "g": {"max_amount": 100}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_1"}, "want": true},
+	{"name": "the day named", "g": {"days": ["thursday"]}, "tool": "mcp__cal__create_event", "args": {"start": "2026-12-03T14:00"}, "want": true},
+	{"name": "another day", "g": {"days": ["thursday"]}, "tool": "mcp__cal__create_event", "args": {"start": "2026-12-04T14:00"}, "want": false},
+	{"name": "one date of two on another day", "g": {"days": ["thursday"]}, "tool": "mcp__cal__create_event", "args": {"start": "2026-12-03T14:00", "end": "2026-12-04T10:00"}, "want": false},
+	{"name": "nested date", "g": {"days": ["wednesday"]}, "tool": "mcp__cal__create_event", "args": {"start": {"dateTime": "2026-12-09T16:00:00Z"}}, "want": true},
+	{"name": "no date shown", "g": {"days": ["thursday"]}, "tool": "mcp__cal__create_event", "args": {"summary": "x"}, "want": false},
+	{"name": "no such date", "g": {"days": ["thursday"]}, "tool": "mcp__cal__create_event", "args": {"start": "2026-13-45"}, "want": false},
+	{"name": "the charge named", "g": {"refs": ["ch_3nq8"]}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_3Nq8"}, "want": true},
+	{"name": "another charge", "g": {"refs": ["ch_3nq8"]}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_9Zz1"}, "want": false},
+	{"name": "the charge named beside another", "g": {"refs": ["ch_3nq8"]}, "tool": "mcp__stripe__create_refund", "args": {"charge": "ch_3Nq8", "payment_intent": "pi_9"}, "want": false},
+	{"name": "no charge shown", "g": {"refs": ["ch_3nq8"]}, "tool": "mcp__stripe__create_refund", "args": {"reason": "duplicate"}, "want": false},
+	{"name": "an order number inside a reference", "g": {"refs": ["4411"]}, "tool": "mcp__shop__refund_order", "args": {"order_id": "INV-4411"}, "want": true},
+	{"name": "an order number as a number", "g": {"refs": ["8812"]}, "tool": "mcp__shop__refund_order", "args": {"order": 8812}, "want": true},
+]
+
+test_condition_and_refund_bounds if {
+	bad := [row.name |
+		some row in bound_cases
+		got := bound_covered(row)
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+bound_covered(row) if grants.covers(object.union(pay, row.g), a("FINANCIAL", {"caps": {"pay"}}), paid(row.tool, row.args))
+
+else := false

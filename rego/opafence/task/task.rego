@@ -484,6 +484,33 @@ ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase.FINANC
 	"FINANCIAL" in authorized
 }
 
+# METADATA
+# title: CONDITIONAL_CONFIRM
+# description: "You asked for this only if a condition holds, and the agent decides whether it does: {{.what}}."
+# custom:
+#   code: CONDITIONAL_CONFIRM
+#   fix: Approve it if the condition you set holds.
+ask contains reason.render(rego.metadata.rule(), {"what": classify.phrase[c]}) if {
+	some g in usable_grants
+	g.conditional == true
+	some c in authorized
+	c in conditional_classes
+	some a in classify.actions_by_class[c]
+	not unconditionally_covered(a)
+}
+
+# The classes whose grants are marked conditional and ask for it (a payment asks anyway).
+conditional_classes := {"DELETE", "PERMISSION_CHANGE"}
+
+# An action some grant covers that is not the action of a conditional (or a config override).
+unconditionally_covered(a) if {
+	some g in usable_grants
+	g.conditional != true
+	grants.covers(g, a, ctx)
+}
+
+unconditionally_covered(a) if override_allows(a.class)
+
 # --- config overrides ----------------------------------------------------------------------------
 
 override_hits contains o if {

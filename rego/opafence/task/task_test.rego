@@ -77,6 +77,14 @@ delete_build := grants([grant("g1", "DELETE", {"capability": "delete", "paths": 
 
 delete_unnamed := grants([grant("g1", "DELETE", {"capability": "delete"})])
 
+# "If it is older than a week, delete build/": the action of a conditional the agent decides.
+delete_build_if := grants([grant("g1", "DELETE", {"capability": "delete", "paths": ["/ws/build"], "conditional": true})])
+
+delete_build_if_and_now := grants([
+	grant("g1", "DELETE", {"capability": "delete", "paths": ["/ws/build"], "conditional": true}),
+	grant("g2", "DELETE", {"capability": "delete", "paths": ["/ws/build/cache"]}),
+])
+
 delete_wip := grants([grant("g1", "DELETE", {"capability": "delete_branch", "commands": ["git branch -d wip"]})])
 
 dev_server := grants([grant("g1", "EXECUTION", {"capability": "run_server"})])
@@ -155,6 +163,11 @@ edit_vendor := grants([grant("g1", "LOCAL_WRITE", {"capability": "edit", "paths"
 
 slack_post(channel) := object.union(mcp("mcp__slack__post_message", ["post", "message"]), {"call": {"args": {"channel": channel, "text": "deploy done"}}})
 
+# "Send me a Telegram message when the export finishes": the owner themself is "@me".
+send_me := grants([grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["@me"]})])
+
+tg_send(chat) := object.union(mcp("mcp__telegram__send_message", ["send", "message"]), {"call": {"args": {"chat_id": chat, "text": "export done"}}})
+
 no_send := policy_of(
 	[grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["john@example.com"]})],
 	[prohibition("p1", ["COMMUNICATION"], {"evidence": "don't send anything"})],
@@ -225,6 +238,9 @@ cases := [
 	{"name": "dev server grant is not a deploy", "in": sh([["npm", "run", "deploy"]]), "task": dev_server, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "migration grant", "in": sh([["python", "manage.py", "migrate"]]), "task": migrations, "want": "allow", "codes": set()},
 	{"name": "migration grant is not a flush", "in": sh([["python", "manage.py", "flush"]]), "task": migrations, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a conditional delete asks", "in": sh([["rm", "-rf", "build"]]), "task": delete_build_if, "want": "ask", "codes": {"CONDITIONAL_CONFIRM"}},
+	{"name": "a conditional delete is bounded", "in": sh([["rm", "-rf", "src"]]), "task": delete_build_if, "want": "block", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a plain grant beside it still allows", "in": sh([["rm", "-rf", "build/cache"]]), "task": delete_build_if_and_now, "want": "allow", "codes": set()},
 	{"name": "delete grant without paths never covers files", "in": sh([["rm", "/ws/a"]]), "task": delete_unnamed, "want": "block", "codes": {"NOT_AUTHORIZED"}},
 	# execution
 	{"name": "tests without grant", "in": sh([["pytest", "-q"]]), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
@@ -278,6 +294,10 @@ cases := [
 	# chat channels are recipients
 	{"name": "post to the named channel", "in": slack_post("#releases"), "task": send_releases, "want": "allow", "codes": set()},
 	{"name": "post to another channel", "in": slack_post("#random"), "task": send_releases, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "a message to the owner themself", "in": tg_send("me"), "task": send_me, "want": "allow", "codes": set()},
+	{"name": "a message to another chat", "in": tg_send("12345678"), "task": send_me, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
+	{"name": "me in a channel argument", "in": slack_post("Me"), "task": send_me, "want": "allow", "codes": set()},
+	{"name": "the owner is no channel grant", "in": tg_send("me"), "task": send_releases, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	# communication: recipients are exact
 	{"name": "send without grant", "in": send(["john@example.com"], []), "task": fallback, "want": "ask", "codes": {"NOT_AUTHORIZED"}},
 	{"name": "send to the named recipient", "in": send(["john@example.com"], []), "task": send_john, "want": "allow", "codes": set()},

@@ -41,6 +41,27 @@ links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), comm
 	count(c.operands) > 1
 }
 
+# `mount --bind SRC DST`, `mount -o bind SRC DST`, `bindfs SRC DST`: DST shows SRC's tree (the
+# last two operands: `-o bind` may leave its value among them).
+links contains [common.norm(common.operand_path(c, count(c.operands) - 1)), common.norm(common.operand_path(c, count(c.operands) - 2))] if {
+	some [n, c] in named
+	binds(n, c)
+	count(c.operands) > 1
+}
+
+binds("bindfs", _)
+
+binds("mount", c) if {
+	some f in {"--bind", "--rbind", "-B", "-R"}
+	common.has_flag(c, f)
+}
+
+binds("mount", c) if {
+	some v in (common.values(c, "-o") | common.values(c, "--options"))
+	some o in split(v, ",")
+	o in {"bind", "rbind"}
+}
+
 # `ln -s ~/.ssh/id_rsa notes.txt && cat notes.txt`
 link_reads contains {"path": concat("", [target, substring(np, count(link), -1)]), "how": r.how} if {
 	some [link, target] in links

@@ -119,6 +119,27 @@ test_option_reads if {
 	{"path": "/home/u/.ssh/id_rsa", "how": "wget"} in reach.reads with input as inp
 }
 
+# Links the call makes: a read below the link's name later in the call reads the target.
+link_cases := [
+	{"name": "ln -s", "cmds": [f.sh(["ln", "-s", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "mount --bind", "cmds": [f.sh(["mount", "--bind", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "mount -B", "cmds": [f.sh(["mount", "-B", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "mount -o bind", "cmds": [f.sh(["mount", "-o", "bind", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "mount -o ro,rbind", "cmds": [f.sh(["mount", "-o", "ro,rbind", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "bindfs", "cmds": [f.sh(["bindfs", "~/.ssh", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": true},
+	{"name": "mount a device is no link", "cmds": [f.sh(["mount", "/dev/sdb1", "/tmp/s"]), f.sh(["cat", "/tmp/s/id_rsa"])], "want": false},
+]
+
+test_link_reads if {
+	fails := [c.name |
+		some c in link_cases
+		got := {"path": "/home/u/.ssh/id_rsa", "how": "cat"} in reach.reads with input as f.terminal(c.cmds)
+		got != c.want
+	]
+	print(fails)
+	fails == []
+}
+
 test_recursive_names_cover_every_reader if {
 	tables := (((reach.recursive_copiers | reach.always_recursive) | reach.grep_cmds) | {"tar", "zip", "7z", "7za", "7zz", "7zr", "rclone", "aws", "gsutil"}) | {"python", "python2", "python3"}
 	reach.recursive_names == tables

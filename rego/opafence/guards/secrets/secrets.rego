@@ -223,12 +223,20 @@ secret_reads contains r if {
 	recursive_read_secret(r.path)
 }
 
-# A hard link of a secret file (facts.links: same device and inode) is that file.
+# A hard link or bind mount of a secret file (facts.links: same device and inode) is that file.
 secret_reads contains {"path": l.path, "how": r.how} if {
 	some l in object.get(input.facts, "links", [])
 	secret_path(l.same_as)
 	some r in reach.reads
 	r.path == l.path
+}
+
+# A bind mount of a directory that holds secrets, read with everything below it.
+secret_reads contains {"path": l.path, "how": r.how} if {
+	some l in object.get(input.facts, "links", [])
+	some r in reach.recursive_reads
+	r.path == l.path
+	recursive_secret(l.same_as)
 }
 
 # A recursive read's own path is judged as a plain read once (most are plain reads too).

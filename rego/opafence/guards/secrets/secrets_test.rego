@@ -661,6 +661,19 @@ test_hard_link_of_a_key_is_read_as_the_key if {
 	count(secrets.ask) == 0 with input as f.read_file("notes.txt") with data.tasks.t as f.no_task
 }
 
+# A bind mount of a directory that holds secrets (facts.links names the directory), read with
+# everything below it, reads them; a plain listing of it does not.
+test_bind_mount_of_a_secret_dir_read_recursively if {
+	grep := f.terminal([f.sh(["grep", "-r", "token", "/mnt/b"])])
+	inp := object.union(grep, {"facts": object.union(grep.facts, {"links": [{"path": "/mnt/b", "same_as": "/home/u/.aws"}]})})
+	some r in secrets.ask with input as inp with data.tasks.t as f.no_task
+	r.code == "SECRET_READ"
+	count(secrets.ask) == 0 with input as grep with data.tasks.t as f.no_task
+	ls := f.terminal([f.sh(["ls", "/mnt/b"])])
+	listing := object.union(ls, {"facts": object.union(ls.facts, {"links": [{"path": "/mnt/b", "same_as": "/home/u/.aws"}]})})
+	count(secrets.ask) == 0 with input as listing with data.tasks.t as f.no_task
+}
+
 test_catalogue_parent_tables_match_the_catalogue if {
 	cat := data.opafence.guards.secrets.catalogue
 	{x | some x in data.opafence.guards.secrets.catalogue_home_parents} == {x | some d, _ in cat.home; some x in proper_prefixes(d)}

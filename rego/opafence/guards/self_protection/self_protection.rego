@@ -4,8 +4,9 @@
 #   The agent must not be able to change, stop or escape opafence. Blocks, in every mode
 #   (reasons carry "always": true) and whatever the task grants: changing opafence's state
 #   directory, socket, bundle, trust files or installed package, or Hermes' config.yaml, .env,
-#   plugins, hooks and credential stores; reading opafence's own credentials (audit keys, token
-#   files); `hermes plugins …`, `hermes config` and other configuration rewrites; uninstalling
+#   plugins, hooks and credential stores; changing Hermes' skills/ and cron/ by any tool but
+#   their own (skill_manage, cronjob); reading opafence's own credentials (audit keys, token
+#   files) by any name; `hermes plugins …`, `hermes config` and other configuration rewrites; uninstalling
 #   or replacing opafence; signals to OPA (by name or by pid); requests to the OPA API; and
 #   starting a Hermes or an opafence that would run weaker.
 # schemas:
@@ -129,6 +130,16 @@ reaches_protected(p) if {
 
 socket_dir := common.dirname(input.host.opa_socket)
 
+# Hermes' skills/ and cron/ directories change only through their own tools, which the task's
+# grants judge; a write there by any other tool changes what Hermes loads or runs unjudged.
+own_tools := {"skills": "skill_manage", "cron": "cronjob"}
+
+# The Hermes directory p is in when the call's tool is not that directory's own tool.
+foreign_tool_dir(p) := d if {
+	d := split(hermes_relative(common.norm(p)), "/")[0]
+	input.call.tool != own_tools[d]
+}
+
 # --- changes to protected files ------------------------------------------------------------
 
 # Rules about shell commands only (shell_deny), evaluated when the call runs any.
@@ -156,8 +167,8 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 # METADATA
 # title: SELF_PROTECT_LINKED
 # description: >-
-#   This would {{.kind}} {{.path}}, which is another name (a hard link) of {{.same}}, a file of
-#   opafence or of Hermes' own configuration; the agent may never change it.
+#   This would {{.kind}} {{.path}}, which is another name (a hard link or a bind mount) of
+#   {{.same}}, a file of opafence or of Hermes' own configuration; the agent may never change it.
 # custom:
 #   code: SELF_PROTECT_PATH
 #   fix: Leave the link alone; a person removes it outside the agent.
@@ -168,6 +179,48 @@ deny contains always(reason.render(rego.metadata.rule(), {"kind": verb[t.kind], 
 	t.kind != "none"
 	t.path == l.path
 }
+
+# METADATA
+# title: SELF_PROTECT_HERMES_TOOL_DIR
+# description: >-
+#   This would {{.kind}} {{.path}} in Hermes' {{.dir}}/ directory, which only {{.tool}} changes
+#   (judged by what the user asked for); no other tool may change it, whoever asks.
+# custom:
+#   code: SELF_PROTECT_HERMES_TOOL_DIR
+#   fix: Use {{.tool}} for this change, in the user's own words; other tools leave {{.dir}}/ alone.
+deny contains always(reason.render(rego.metadata.rule(), tool_dir_vars(t.kind, t.path, d))) if {
+	some t in changes
+	t.kind != "none"
+	d := foreign_tool_dir(t.path)
+	not common.norm(t.path) in link_sources
+}
+
+# What `ln [-s] SOURCE… NAME` links to is not changed by it (a later change through the new name
+# resolves to, or has the inode of, the source: facts.links).
+link_sources contains common.norm(common.operand_path(c, i)) if {
+	some [n, c] in reach.named
+	n in {"ln", "link"}
+	some i, _ in c.operands
+	i < count(c.operands) - 1
+}
+
+# METADATA
+# title: SELF_PROTECT_HERMES_TOOL_DIR_LINKED
+# description: >-
+#   This would {{.kind}} {{.path}}, another name (a hard link or bind mount) of {{.same}} in
+#   Hermes' {{.dir}}/ directory, which only {{.tool}} changes; no other tool may change it.
+# custom:
+#   code: SELF_PROTECT_HERMES_TOOL_DIR
+#   fix: Use {{.tool}} for this change, in the user's own words; other tools leave {{.dir}}/ alone.
+deny contains always(reason.render(rego.metadata.rule(), object.union(tool_dir_vars(t.kind, t.path, d), {"same": l.same_as}))) if {
+	some l in object.get(input.facts, "links", [])
+	d := foreign_tool_dir(l.same_as)
+	some t in changes
+	t.kind != "none"
+	t.path == l.path
+}
+
+tool_dir_vars(kind, path, d) := {"kind": verb[kind], "path": path, "dir": d, "tool": own_tools[d]}
 
 # METADATA
 # title: SELF_PROTECT_PATH_PARENT
@@ -257,9 +310,13 @@ shell_deny contains always(reason.render(rego.metadata.rule(), {"command": commo
 	some [n, c] in reach.named
 	n == "git"
 	some d in git_dirs(c)
-	protected(d)
+	git_protected(d)
 	not common.subcommand_after(common.args(c), {"-C", "-c"}) in git_reads
 }
+
+git_protected(d) if protected(d)
+
+git_protected(d) if foreign_tool_dir(d)
 
 git_reads := {"status", "log", "diff", "show", "ls-files", "grep", "blame", "rev-parse", "describe", "help", "version"}
 
@@ -374,6 +431,33 @@ mount_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "
 	count(c.operands) > 0
 }
 
+# METADATA
+# title: SELF_PROTECT_BIND
+# description: >-
+#   `{{.command}}` mounts {{.path}} (opafence's or Hermes' own, or a directory above it)
+#   somewhere else, where it could be read or changed under another name.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Leave opafence's and Hermes' own directories where they are; bind-mount workspace directories only.
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": src})) if {
+	some [n, c] in reach.named
+	reach.binds(n, c)
+	count(c.operands) > 1
+	src := common.operand_path(c, count(c.operands) - 2)
+	bind_protected(src)
+}
+
+bind_protected(p) if protected(p)
+
+bind_protected(p) if reaches_protected(p)
+
+bind_protected(p) if foreign_tool_dir(p)
+
+bind_protected(p) if {
+	some root in credential_roots
+	reach.reaches(p, root, true)
+}
+
 # `ln -s ~/.hermes /tmp/h && rm -rf /tmp/h/`: a change below a link made in the same call
 # changes what the link points to.
 link_changes contains {"path": concat("", [target, substring(np, count(link), -1)]), "kind": t.kind, "recursive": t.recursive} if {
@@ -408,6 +492,8 @@ deny contains always(reason.render(rego.metadata.rule(), {"path": d})) if {
 shifts_into_protected(d) if protected(d)
 
 shifts_into_protected(d) if reaches_protected(d)
+
+shifts_into_protected(d) if foreign_tool_dir(d)
 
 changes_relative if {
 	some c in common.commands
@@ -472,6 +558,29 @@ deny contains always(reason.render(rego.metadata.rule(), {"path": r.path, "how":
 	some r in reach.recursive_reads
 	some root in credential_roots
 	reach.reaches(r.path, root, true)
+}
+
+# METADATA
+# title: SELF_PROTECT_CREDENTIAL_LINKED
+# description: >-
+#   This reads {{.path}}, which is another name (a hard link or a bind mount) of {{.same}},
+#   opafence's own credentials; the agent may never read them under any name.
+# custom:
+#   code: SELF_PROTECT_CREDENTIAL
+#   fix: Leave the link alone; a person removes it outside the agent.
+deny contains always(reason.render(rego.metadata.rule(), {"path": l.path, "same": l.same_as})) if {
+	some l in object.get(input.facts, "links", [])
+	some r in linked_reads(l.path)
+	not public_half(l.same_as)
+	some root in credential_roots
+	reach.reaches(l.same_as, root, r.recursive)
+}
+
+# The reads of one path, plain or recursive (a bind mount of the key directory read with
+# everything below it).
+linked_reads(p) := {{"recursive": false} | some r in reach.reads; r.path == p} | {{"recursive": true} |
+	some r in reach.recursive_reads
+	r.path == p
 }
 
 # METADATA

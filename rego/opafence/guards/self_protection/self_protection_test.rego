@@ -16,6 +16,8 @@ self_protect := {"deny": ["SELF_PROTECT_PATH"]}
 
 credential := {"deny": ["SELF_PROTECT_CREDENTIAL"]}
 
+tool_dir := {"deny": ["SELF_PROTECT_HERMES_TOOL_DIR"]}
+
 with_pids(inp) := f.with_host(inp, {"opa_pids": [4242, 4243]})
 
 cases := [
@@ -308,7 +310,7 @@ cases := [
 	{"name": "rm a workspace glob", "input": f.terminal([f.sh(["rm", "-rf", "build/*"])]), "want": {}},
 	{"name": "untar into the workspace", "input": f.terminal([f.sh(["tar", "xzf", "/tmp/p.tgz", "-C", "vendor"])]), "want": {}},
 	{"name": "cp -r into home", "input": f.terminal([f.sh(["cp", "-r", "/tmp/project", "/home/u/"])]), "want": {}},
-	{"name": "rsync into hermes skills", "input": f.terminal([f.sh(["rsync", "-a", "/tmp/skill/", "~/.hermes/skills/x/"])]), "want": {}},
+	{"name": "rsync into hermes skills", "input": f.terminal([f.sh(["rsync", "-a", "/tmp/skill/", "~/.hermes/skills/x/"])]), "want": tool_dir},
 	{"name": "HOME for another program", "input": f.terminal([f.shx(["npm", "install"], {"env": {"HOME": "/tmp/x"}})]), "want": {}},
 	{"name": "hermes tools list", "input": f.terminal([f.sh(["hermes", "tools", "list"])]), "want": {}},
 	{"name": "hermes status", "input": f.terminal([f.sh(["hermes", "status"])]), "want": {}},
@@ -423,4 +425,100 @@ installed_cases := [
 test_installed_code_table if {
 	got := {c.name | some c in installed_cases; some r in sp.deny with input as c.input with data.tasks.t as f.no_task; r.code == "SELF_PROTECT_PATH"}
 	got == {c.name | some c in installed_cases; c.block}
+}
+
+# Hermes' skills/ and cron/ change only through skill_manage and cronjob; every other tool's
+# change there blocks, and no grant lifts it.
+skills_grant := f.task([{"id": "g1", "class": "LOCAL_WRITE", "capability": "edit", "evidence": "x", "paths": ["/home/u/.hermes/skills/ops/SKILL.md", "/home/u/.hermes/cron/jobs.json"]}])
+
+tool_dir_cases := [
+	{"name": "write_file a skill", "input": f.write_file("~/.hermes/skills/ops/SKILL.md"), "want": tool_dir},
+	{"name": "write_file the cron jobs", "input": f.write_file("/home/u/.hermes/cron/jobs.json"), "want": tool_dir},
+	{"name": "grant does not lift a skill write", "input": f.write_file("~/.hermes/skills/ops/SKILL.md"), "task": skills_grant, "want": tool_dir},
+	{"name": "append to a skill", "input": f.terminal([f.shx(["echo", "x"], {"redirects": [f.redirect(">>", "~/.hermes/skills/ops/SKILL.md")]})]), "want": tool_dir},
+	{"name": "sed -i the cron jobs", "input": f.terminal([f.sh(["sed", "-i", "s/a/b/", "~/.hermes/cron/jobs.json"])]), "want": tool_dir},
+	{"name": "rm a skill", "input": f.terminal([f.sh(["rm", "-rf", "~/.hermes/skills/ops"])]), "want": tool_dir},
+	{"name": "cd into skills then write", "input": f.terminal([f.sh(["cd", "~/.hermes/skills/ops"]), f.shx(["echo", "x"], {"redirects": [f.redirect(">", "SKILL.md")]})]), "want": self_protect},
+	{"name": "git commit in cron", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/cron", "commit", "-am", "x"])]), "want": self_protect},
+	{
+		"name": "code writes a skill",
+		"input": f.call("execute_code", {"code": "open(p,'w')"}, {"paths": [f.pf("/home/u/.hermes/skills/notes/SKILL.md", "", "code", "write")]}),
+		"want": tool_dir,
+	},
+	{
+		"name": "patch the cron jobs",
+		"input": f.call("patch", {"mode": "patch", "patch": "..."}, {"paths": [f.pf("/home/u/.hermes/cron/jobs.json", "patch", "patch", "update")]}),
+		"want": tool_dir,
+	},
+	{
+		"name": "skill_manage names a cron file",
+		"input": f.call("skill_manage", {"action": "create", "name": "x"}, {"paths": [f.pf("/home/u/.hermes/cron/jobs.json", "name", "arg", "")]}),
+		"want": tool_dir,
+	},
+	{
+		"name": "write through a link of a skill",
+		"input": object.union(f.write_file("notes.md"), {"facts": object.union(f.write_file("notes.md").facts, {"links": [{"path": "/home/u/src/app/notes.md", "same_as": "/home/u/.hermes/skills/ops/SKILL.md"}]})}),
+		"want": tool_dir,
+	},
+	# --- their own tools, and reads -----------------------------------------------------------
+	{
+		"name": "skill_manage creates a skill",
+		"input": f.call("skill_manage", {"action": "create", "name": "x", "content": "y"}, {"paths": [f.pf("/home/u/.hermes/skills/x", "name", "arg", "")]}),
+		"want": {},
+	},
+	{"name": "cronjob creates a job", "input": f.call("cronjob", {"action": "create", "schedule": "0 9 * * *", "prompt": "x"}, {}), "want": {}},
+	{"name": "read a skill", "input": f.read_file("~/.hermes/skills/ops/SKILL.md"), "want": {}},
+	{"name": "cat the cron jobs", "input": f.terminal([f.sh(["cat", "~/.hermes/cron/jobs.json"])]), "want": {}},
+	{"name": "copy a skill out", "input": f.terminal([f.sh(["cp", "-r", "~/.hermes/skills/ops", "/tmp/ops"])]), "want": {}},
+	{"name": "git log in skills", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/skills", "log"])]), "want": {}},
+	{"name": "a skills dir elsewhere", "input": f.write_file("/home/u/src/app/skills/SKILL.md"), "want": {}},
+	# --- bind mounts of protected places (another name that later calls could change) ----------
+	{"name": "bind the skills dir", "input": f.terminal([f.sh(["mount", "--bind", "~/.hermes/skills", "/tmp/sk"])]), "want": self_protect},
+	{"name": "bindfs the state dir", "input": f.terminal([f.sh(["bindfs", "~/.hermes/opafence", "/mnt/o"])]), "want": self_protect},
+	{"name": "bind the home", "input": f.terminal([f.sh(["mount", "-o", "bind", "/home/u", "/mnt/h"])]), "want": self_protect},
+	{"name": "bind a package of the venv", "input": code_host(f.terminal([f.sh(["mount", "-B", "/opt/hermes/venv/lib/python3.11/site-packages/requests", "/tmp/r"])])), "want": self_protect},
+	{"name": "bind a workspace dir", "input": f.terminal([f.sh(["mount", "--bind", "/home/u/src/app/data", "/mnt/data"])]), "want": {}},
+	{"name": "mount a device", "input": f.terminal([f.sh(["mount", "/dev/sdb1", "/mnt/usb"])]), "want": {}},
+]
+
+tool_dir_results[c.name] := r if {
+	some c in tool_dir_cases
+	r := {"deny": {x.code | some x in sp.deny}, "ask": set()} with input as c.input
+		with data.tasks.t as object.get(c, "task", f.no_task)
+		with data.config as {}
+}
+
+test_hermes_tool_dirs_table if {
+	fails := f.failures(tool_dir_cases, tool_dir_results)
+	print(fails)
+	fails == []
+}
+
+# opafence's credentials under another name (facts.links: a hard link or a bind mount).
+with_links(inp, links) := object.union(inp, {"facts": object.union(inp.facts, {"links": links})})
+
+key_link := [{"path": "/home/u/src/app/scratch.txt", "same_as": "/home/u/.hermes/opafence/keys/audit-hmac.key"}]
+
+keys_bind := [{"path": "/tmp/b", "same_as": "/home/u/.hermes/opafence/keys"}]
+
+credential_link_cases := [
+	{"name": "read_file a link of the hmac key", "input": with_links(f.read_file("scratch.txt"), key_link), "want": credential},
+	{"name": "cat a link of the hmac key", "input": with_links(f.terminal([f.sh(["cat", "scratch.txt"])]), key_link), "want": credential},
+	{"name": "grep -r a bind of the key dir", "input": with_links(f.terminal([f.sh(["grep", "-r", "x", "/tmp/b"])]), keys_bind), "want": credential},
+	{"name": "a link of the public key", "input": with_links(f.read_file("pub.pem"), [{"path": "/home/u/src/app/pub.pem", "same_as": "/home/u/.hermes/opafence/keys/audit-ed25519.pub.pem"}]), "want": {}},
+	{"name": "a link of an ordinary file", "input": with_links(f.read_file("scratch.txt"), [{"path": "/home/u/src/app/scratch.txt", "same_as": "/home/u/.hermes/opafence/audit.jsonl"}]), "want": {}},
+	{"name": "list a bind of the key dir", "input": with_links(f.terminal([f.sh(["ls", "/tmp/b"])]), keys_bind), "want": {}},
+]
+
+credential_link_results[c.name] := r if {
+	some c in credential_link_cases
+	r := {"deny": {x.code | some x in sp.deny}, "ask": set()} with input as c.input
+		with data.tasks.t as f.no_task
+		with data.config as {}
+}
+
+test_credential_links_table if {
+	fails := f.failures(credential_link_cases, credential_link_results)
+	print(fails)
+	fails == []
 }
