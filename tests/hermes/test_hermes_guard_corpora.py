@@ -61,10 +61,19 @@ SCRIPT = textwrap.dedent(
         time.sleep(0.05)
     print(json.dumps({"socket": str(fence.bridge.local.socket_path), "state": str(fence.state),
                       "pids": list(fence.bridge.opa_pids())}), flush=True)
+    from tools.registry import registry
     for raw in sys.stdin:
         line = json.loads(raw)
         session = "corpus-" + line["id"]
         turn = "t-" + session
+        # The MCP tools the line's session offers (replay's "tools", names only): Hermes' registry
+        # is the plugin's catalogue for a session's first message. Gone again after the line.
+        offered = [n for n in dict.fromkeys(line.get("tools") or []) if n.startswith("mcp__")]
+        offered = [n for n in offered if not registry.get_entry(n)]
+        for name in offered:
+            schema = {"name": name, "description": "", "parameters": {"type": "object", "properties": {}}}
+            registry.register(name=name, toolset="mcp-" + name.split("__")[1], schema=schema,
+                              handler=lambda args, **kw: "{}")
         invoke_hook("pre_llm_call", session_id=session, task_id=turn, user_message=line["user_message"],
                     conversation_history=[], is_first_turn=True, model="m", platform="cli", sender_id="")
         verdicts = []
@@ -78,6 +87,8 @@ SCRIPT = textwrap.dedent(
             res = res if isinstance(res, str) else json.dumps(res)
             invoke_hook("post_tool_call", tool_name=call["tool"], args=dict(call["args"]), result=res,
                         task_id=turn, session_id=session, tool_call_id=cid, status="ok")
+        for name in offered:
+            registry.deregister(name)
         print(json.dumps({"id": line["id"], "verdicts": verdicts}), flush=True)
     fence.close()
     """

@@ -76,3 +76,29 @@ def test_a_blocked_call_records_nothing(hermes: Harness) -> None:
     assert "error" in json.loads(out)
     rec = hermes.fence.store.get(s)
     assert rec is not None and len(rec.facts.values.untrusted) == 0
+
+
+def test_a_damaged_value_journal_makes_every_unbound_target_untrusted(
+    hermes: Harness, person: tuple[Script, str]
+) -> None:
+    """The task's value journal is cut short on disk; the task read back (a new process) blocks
+    a send to an address nobody named, where an intact record would ask."""
+    script, s = person
+    start(hermes, s, "Read my latest email and send a summary to john@example.com")
+    hermes.results["mcp__gmail__read_email"] = INJECTED
+    hermes.call("mcp__gmail__read_email", {"id": "m-9"}, s, "c1")
+    store = hermes.fence.store
+    rec = store.get(s)
+    assert rec is not None and not rec.facts.values.lossy
+    path, _ = store._journal(rec.key)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 20])
+    with store._lock:
+        store._tasks.pop(rec.key)
+    ok = hermes.call("mcp__gmail__send_email", {"to": ["john@example.com"], "body": "summary"}, s, "c2")
+    assert "error" not in json.loads(ok)  # the owner's own words still count
+    script.answers[:] = ["once"]
+    bad = hermes.call("mcp__gmail__send_email", {"to": ["kim@corp.example"], "body": "x"}, s, "c3")
+    err = json.loads(bad)["error"]
+    assert "PROVENANCE_UNTRUSTED" in err and "incomplete" in err
+    assert script.prompts == []

@@ -47,8 +47,9 @@ def machine(tmp_path: Path) -> dict[str, Path]:
 
 
 def identities(m: dict[str, Path], clock: Clock | None = None) -> links.Identities:
+    # Mounts unknown: every parent is looked at, as under a bind mount.
     found = links.places(str(m["home"]), str(m["hermes"]), str(m["state"]))
-    return links.Identities(found, (), clock or Clock())
+    return links.Identities(found, (), clock or Clock(), links.Mounts(watch=False))
 
 
 def same(index: links.Identities, *paths: Path | str) -> list[dict[str, str]]:
@@ -92,6 +93,43 @@ def test_a_directory_inode_stands_for_the_protected_directory(machine: dict[str,
     assert probe.match(str(other), index, devices) == (str(machine["hermes"]), False)
     # Another filesystem holds nothing protected: one stat, no walk up.
     assert links._Probe().match(str(other / "x"), index, frozenset({st.st_dev + 1})) == (None, False)
+
+
+MOUNTINFO = """\
+22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
+23 22 0:21 / /proc rw - proc proc rw
+40 22 254:0 /home/u/.hermes /tmp/my\\040mount rw - ext4 /dev/vda rw
+41 22 0:30 / /srv/data rw - xfs /dev/vdb rw
+42 22 0:30 / /mnt/data rw - xfs /dev/vdb rw
+"""
+
+
+def test_bind_points_from_mountinfo() -> None:
+    # A subtree mount (root other than /) and a filesystem mounted twice; the root filesystem is
+    # then mounted twice too (254:0), so / counts. Octal escapes are undone; deepest first.
+    points = links.bind_points(MOUNTINFO)
+    assert set(points) == {"/", "/tmp/my mount", "/srv/data", "/mnt/data"}
+    assert points[-1] == "/"
+    plain = links.bind_points("22 1 254:0 / / rw - ext4 /dev/vda rw\n23 22 0:21 / /proc rw - proc proc rw\n")
+    assert plain == ()
+
+
+def test_floor_is_the_bind_mount_above() -> None:
+    points = ("/mnt/data/x", "/mnt/data")
+    assert links.floor("/mnt/data/x/y/z", points) == "/mnt/data/x"
+    assert links.floor("/mnt/data", points) == "/mnt/data"
+    assert links.floor("/mnt/database/y", points) == "/mnt/database/y"  # not below /mnt/data
+    assert links.floor("/home/u/a", ()) == "/home/u/a"  # no bind mount: the path alone
+    assert links.floor("/home/u/a", None) == "/"  # mounts unknown: every parent
+
+
+def test_without_a_bind_mount_only_the_path_is_stated(machine: dict[str, Path]) -> None:
+    work = machine["work"]
+    dev = frozenset({os.stat(work).st_dev})
+    probe = links._Probe(())
+    probe.match(str(work / "plain.txt"), {}, dev)
+    probe.match(str(work / "missing" / "new.txt"), {}, dev)
+    assert links.MAX_STATS - probe.left == 2
 
 
 def test_stats_are_cached_and_bounded(machine: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,14 +209,20 @@ def test_one_off_facts_find_hard_links_only(machine: dict[str, Path]) -> None:
 
 # Run inside `unshare -r -m`: bind-mount Hermes' home and the key directory elsewhere, then ask
 # the matcher about paths below the mount points.
+# The index and its mount watcher exist before the mounts: the kernel's change notice must make
+# it look at the new mount points.
 BIND_CHECK = """
 import json, subprocess, sys
 from opafence.facts import links
 home, hermes, state, mnt = sys.argv[1:5]
+index = links.Identities(links.places(home, hermes, state))
+named = [mnt + "/h/config.yaml", mnt + "/h/skills/ops/new.md", mnt + "/k"]
+before, _ = index.same_files(named)
+assert before == [], before
 subprocess.run(["mount", "--bind", hermes, mnt + "/h"], check=True)
 subprocess.run(["mount", "--bind", state + "/keys/audit-hmac.key", mnt + "/k"], check=True)
-index = links.Identities(links.places(home, hermes, state))
-found, _ = index.same_files([mnt + "/h/config.yaml", mnt + "/h/skills/ops/new.md", mnt + "/k"])
+assert mnt + "/h" in index.mounts.points(), index.mounts.points()
+found, _ = index.same_files(named)
 print(json.dumps(found))
 """
 

@@ -42,6 +42,9 @@ TOKENS = [
     "ops {at} evil {dot} com",
     "ops <at> evil <dot> io",
     "ops at evil dot example",
+    "ops at\x1f) evil dot\x0b] example",  # whitespace a str pattern's \s knows beyond " \t\n"
+    "x at    ] y",
+    "dot dot dot ",
     "ops  at  mail dot evil dot example",
     " at ",
     " dot ",
@@ -173,7 +176,37 @@ BENCH = {
     "article 1 MB": bench.prose(1024),
     "dense 1 MB": bench.page(1024),
     "over 1 MB": bench.page(1100),
+    "html 1 MB": bench.html(1024),
+    "inbox 1 MB": bench.inbox(1600),
 }
+
+
+def _dense(seed: int, size: int, block: int = 0) -> str:
+    """Text of every kind's tokens, `size` characters; with `block`, one block of that size
+    repeated (the same windows again and again, as long results repeat themselves)."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    n = 0
+    while n < (block or size):
+        t = rng.choice(TOKENS) if rng.random() < 0.7 else rng.choice(ALPHABET)
+        out.append(t)
+        n += len(t)
+    text = "".join(out)
+    return (text * (size // len(text) + 1))[:size] if block else text[:size]
+
+
+_DIGIT_LINE = "DE89 3704 0044 0532 0130 00 +1 555 010 "
+LARGE = {
+    "dense tokens 1 MB": lambda: _dense(7, 1 << 20),
+    "dense tokens 1 MB, one 3 KB block repeated": lambda: _dense(8, 1 << 20, block=3000),
+    "dense tokens as JSON strings": lambda: json.dumps({"items": [_dense(s, 4000) for s in range(200)]}),
+    "one long line of digits and letters": lambda: (_DIGIT_LINE * 30000)[: 1 << 20],
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_large_and_dense_inputs(name: str) -> None:
+    same(LARGE[name]())
 
 
 @pytest.mark.parametrize("name", sorted(BENCH))
@@ -216,7 +249,7 @@ def test_ledger_digest_is_the_plain_keyed_hmac_under_the_current_key() -> None:
     from opafence.provenance.ledger import ValueLedger
 
     led = ValueLedger(key=b"k" * 32)
-    for key in (b"k" * 32, b"z" * 32):
+    for key in (b"k" * 32, b"z" * 32, b"a key longer than a SHA-256 block " * 3, b""):
         led.key = key
         want = hmac.new(key, b"email\x00ops@evil.example", hashlib.sha256).hexdigest()[:32]
         assert led.digest("email", "ops@evil.example") == want

@@ -6,10 +6,12 @@ config. Both keep the file's device and inode (a bind mount does not even raise 
 count), so every path a call names is compared by (st_dev, st_ino) with the secret and
 protected places: the secrets guard's tables and the catalogue (read from the Rego data),
 Hermes' own files and directories, opafence's state directory, the code Hermes runs and the
-configured protected, trust and credential files. For a path that does not exist yet (a
-write), its nearest existing parent is compared instead, so a new file in a bind-mounted
-directory is a new file in the original one. The fact is neutral: "this path is that one";
-Rego decides what that other path is.
+configured protected, trust and credential files. The path's parents are compared too, up to
+the bind mount point above it (a new file in a bind-mounted directory is a new file in the
+original one): only a mount can give a directory a second name, so a path below no bind mount
+point (`Mounts`: this process's /proc/self/mountinfo, re-read when the kernel reports a change)
+costs one stat. The fact is neutral: "this path is that one"; Rego decides what that other
+path is.
 
 `Identities` holds the places' identities for many calls: built at the first call, rebuilt
 when older than MAX_AGE, and at once (at most every REBUILD_GAP) when a call names a file
@@ -31,16 +33,24 @@ import functools
 import json
 import math
 import os
+import re
+import select
 import stat
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 
 import yaml
 
 MAX_ENTRIES = 4096  # directory entries looked at below the secret places per build
-MAX_CODE_DIRS = 4096  # directories looked at below the code directories per build
 MAX_DEPTH = 4
+# Directories looked at below the code directories per build, and how deep: a prefix's
+# lib/pythonX.Y/site-packages is 3 down (deeper costs about 3x per level: 30 ms at 3 for a venv
+# and its base Python's standard library; a bind of a single package below it is not seen, but
+# `mount --bind` of a protected place is blocked by name).
+MAX_CODE_DIRS = 2048
+MAX_CODE_DEPTH = 3
 MAX_STATS = 1024  # stats per call (the named paths and their parents)
 MAX_AGE = 30.0  # seconds a build is trusted
 REBUILD_GAP = 2.0  # least seconds between the rebuilds an unknown hard link asks for
@@ -52,6 +62,8 @@ _HERMES_DIRS = ("plugins", "hooks", "skills", "cron")
 _PROCESS_RELATIVE = ("/dev/fd/", "/proc/self/", "/proc/thread-self/", "/dev/std")
 
 Key = tuple[int, int]
+MOUNTINFO = "/proc/self/mountinfo"
+_OCTAL = re.compile(r"\\([0-7]{3})")
 
 
 @functools.cache
@@ -97,7 +109,7 @@ def _stat(path: str) -> os.stat_result | None:
         return None
 
 
-def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool) -> None:
+def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool, depth: int) -> None:
     """Add every root that exists, then what is below them breadth first (files too when
     `files`), until `budget` entries were looked at. The first name of an inode wins."""
     level: list[str] = []
@@ -108,7 +120,7 @@ def _walk(roots: Sequence[str], index: dict[Key, str], budget: int, files: bool)
         index.setdefault((st.st_dev, st.st_ino), root)
         if stat.S_ISDIR(st.st_mode):
             level.append(root)
-    for _ in range(MAX_DEPTH):
+    for _ in range(depth):
         below: list[str] = []
         for d in level:
             try:
@@ -138,9 +150,83 @@ def build_index(secret_places: Sequence[str], code_dirs: Sequence[str] = ()) -> 
     """(device, inode) -> name of every secret or protected place, bounded: files and
     directories below the secret places, directories below the code directories."""
     index: dict[Key, str] = {}
-    _walk(secret_places, index, MAX_ENTRIES, files=True)
-    _walk(code_dirs, index, MAX_CODE_DIRS, files=False)
+    _walk(secret_places, index, MAX_ENTRIES, files=True, depth=MAX_DEPTH)
+    _walk(code_dirs, index, MAX_CODE_DIRS, files=False, depth=MAX_CODE_DEPTH)
     return index
+
+
+def bind_points(mountinfo: str) -> tuple[str, ...]:
+    """Mount points through which a path can reach a directory that has another name: a mount
+    of a filesystem's subtree (root other than /) or of a filesystem mounted more than once
+    (a bind mount of its root), from /proc/self/mountinfo's text. Deepest first."""
+    rows: list[tuple[str, str, str]] = []
+    for line in mountinfo.splitlines():
+        fields = line.split(" ")
+        if len(fields) > 4:
+            rows.append((fields[2], _unescape(fields[3]), _unescape(fields[4])))
+    devices: dict[str, int] = {}
+    for dev, _, _ in rows:
+        devices[dev] = devices.get(dev, 0) + 1
+    points = {point for dev, root, point in rows if root != "/" or devices[dev] > 1}
+    return tuple(sorted(points, key=len, reverse=True))
+
+
+def _unescape(field: str) -> str:
+    return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field)
+
+
+class Mounts:
+    """This process's bind mount points (bind_points), re-read only when the kernel reports a
+    change of the mount table (mountinfo is pollable: POLLPRI after a mount or unmount).
+    `points()` is None when the table cannot be watched: then every path's parents are looked at."""
+
+    def __init__(self, path: str = MOUNTINFO, watch: bool = True) -> None:
+        self._lock = threading.Lock()
+        self._points: tuple[str, ...] | None = None
+        self._fd = -1
+        self._poll: select.poll | None = None
+        if not watch:
+            return
+        try:
+            self._fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            weakref.finalize(self, os.close, self._fd)
+            poll = select.poll()
+            poll.register(self._fd, select.POLLPRI | select.POLLERR)
+            self._poll = poll
+            self._points = bind_points(self._read())
+        except (OSError, ValueError, UnicodeDecodeError):
+            self._poll = None
+            self._points = None
+
+    def _read(self) -> str:
+        chunks: list[bytes] = []
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        while chunk := os.read(self._fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", "surrogateescape")
+
+    def points(self) -> tuple[str, ...] | None:
+        if self._poll is None:
+            return None
+        with self._lock:
+            try:
+                if self._poll.poll(0):
+                    self._points = bind_points(self._read())
+            except (OSError, ValueError):
+                self._poll = None
+                self._points = None
+            return self._points
+
+
+def floor(p: str, points: tuple[str, ...] | None) -> str:
+    """How far up p's parents can be another name of a protected directory: to the deepest
+    bind mount point above p (or / when the mounts are unknown); p itself when none is."""
+    if points is None:
+        return "/"
+    for m in points:
+        if m in ("/", p) or p.startswith(m + "/"):
+            return m
+    return p
 
 
 class Identities:
@@ -151,7 +237,9 @@ class Identities:
         secret_places: Sequence[str],
         code_dirs: Sequence[str] = (),
         clock: Callable[[], float] = time.monotonic,
+        mounts: Mounts | None = None,
     ) -> None:
+        self.mounts = mounts if mounts is not None else Mounts()
         self.secret_places = tuple(dict.fromkeys(secret_places))
         self.code_dirs = tuple(dict.fromkeys(p for p in code_dirs if p.startswith("/") and p != "/"))
         self._clock = clock
@@ -200,12 +288,13 @@ class Identities:
         if not index:
             return [], False
         named = [p for p in dict.fromkeys(paths) if _statable(p)]
-        probe = _Probe()
+        points = self.mounts.points() if named else ()
+        probe = _Probe(points)
         found, missed = probe.match_all(named, index, devices)
         if missed and not probe.exhausted:
             fresh = self.current(missed=True)
             if fresh[0] is not index:
-                found, _ = _Probe().match_all(named, *fresh)
+                found, _ = _Probe(points).match_all(named, *fresh)
         return found, probe.exhausted
 
 
@@ -216,7 +305,8 @@ def _statable(p: str) -> bool:
 class _Probe:
     """The stats of one call: cached, bounded."""
 
-    def __init__(self) -> None:
+    def __init__(self, points: tuple[str, ...] | None = None) -> None:
+        self.points = points
         self.cache: dict[str, os.stat_result | None] = {}
         self.left = MAX_STATS
         self.exhausted = False
@@ -245,8 +335,10 @@ class _Probe:
 
     def match(self, p: str, index: dict[Key, str], devices: frozenset[int]) -> tuple[str | None, bool]:
         """(the place p is another name of, or None; whether p is a file with several names
-        the index does not know). p itself, then its parents up to a filesystem boundary."""
+        the index does not know). p itself, then its parents up to the bind mount point above
+        it (none: p alone) or a filesystem boundary."""
         a = p
+        last = floor(p, self.points)
         dev: int | None = None
         while a and a != "/":
             st = self.stat(a)
@@ -265,6 +357,8 @@ class _Probe:
                     return None, True
             elif self.exhausted:
                 return None, False
+            if len(a) <= len(last):
+                return None, False
             a = a.rpartition("/")[0]
         return None, False
 
@@ -281,5 +375,6 @@ def same_files(paths: Iterable[str], home: str, hermes_home: str, state_dir: str
             break
     if not several:
         return []
-    found, _ = Identities.for_host(home, hermes_home, state_dir).same_files(named)
+    index = Identities(places(home, hermes_home, state_dir), mounts=Mounts(watch=False))
+    found, _ = index.same_files(named)
     return found

@@ -37,6 +37,7 @@ from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
+from opafence.provenance.record import await_result, settle_result
 from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret, result_holds_secret
 
@@ -584,6 +585,7 @@ class Fence:
             rec.facts.record_decision(tool, decision)
             if decision.verdict != "block":
                 rec.facts.reserve(tool, facts, decision.classes, decision.grants)
+                await_result(rec.facts.values, tool, call_no, decision.ingests)
                 self.store.remember_decision(
                     SessionStore.call_key(rec.key, tool, call_id, digest),
                     Decided(
@@ -764,6 +766,7 @@ class Fence:
                 )
             else:
                 rec.facts.release(tool, list(decided.classes), decided.grants)
+                settle_result(rec.facts.values, decided.call_no)
             self.store.save(rec)
         if decided.verdict == "ask":
             self._audit(

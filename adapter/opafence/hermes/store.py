@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from opafence.paths import ensure_private_dir, write_private_file
 from opafence.policy import SCHEMA_VERSION as POLICY_SCHEMA_VERSION
 from opafence.policy import Prohibition, TaskPolicy, fallback_policy
+from opafence.provenance import journal
 from opafence.provenance.ledger import DEFAULT_MAX_VALUES, ValueLedger
 from opafence.session import SessionFacts
 
@@ -278,7 +279,7 @@ class SessionStore:
         with self._lock:
             key = self.task_key(session_id)
             rec = TaskRecord(key=key, session_id=session_id, policy=fallback_policy(key, owner), owner=owner)
-            rec.facts.values = ValueLedger(key=self.values_key, max_values=self.max_values)
+            rec.facts.values = ValueLedger(key=self.values_key, max_values=self.max_values, journaled=True)
             rec.platform = platform
             self._tasks[key] = rec
             return rec
@@ -288,10 +289,34 @@ class SessionStore:
             return list(self._tasks.values())
 
     def save(self, rec: TaskRecord, durable: bool = False) -> None:
-        """Persist a task. Policy changes are fsync'd; per-call counters need not be."""
+        """Persist a task. Policy changes are fsync'd; per-call counters need not be. The
+        values recorded since the last save go first, appended to the task's value journal
+        (always fsync'd): the task record that counts them is written after them."""
         with self._lock:
             rec.last_active = time.time()
+            self._save_values(rec)
             write_private_file(self._file(rec.key), json.dumps(rec.to_json()), durable=durable)
+
+    def _journal(self, key: str) -> tuple[Path, str]:
+        path = self._file(key)
+        return journal.file_for(path), path.stem
+
+    def _save_values(self, rec: TaskRecord) -> None:
+        led = rec.facts.values
+        if not led.journaled:
+            # A ledger this store did not create (a test's, a salvaged record's): from now on
+            # in the journal, written whole by the first save.
+            led.journaled, led.journal = True, journal.JournalState(broken=True)
+        path, fid = self._journal(rec.key)
+        try:
+            journal.save(led, path, fid)
+        except OSError as e:
+            # Values that cannot be written are lost to a later process: fail closed now (the
+            # task record says so), and rewrite the journal whole at the next save.
+            led.journal.broken = True
+            led.mark_lossy(f"the task's values could not be written ({e.strerror or type(e).__name__})")
+            led.journal.pending.clear()
+            log.warning("opafence: writing the value journal %s failed: %s", path.name, e)
 
     def _load(self, key: str) -> TaskRecord | None:
         path = self._file(key)
@@ -307,13 +332,32 @@ class SessionStore:
             log.warning(
                 "opafence: task record %s is unreadable (%s); read-only, prohibitions kept", path.name, e
             )
-            return salvage(raw, key, self.values_key, self.max_values, str(e)[:200])
-        return rec if rec.key == key else None
+            rec = salvage(raw, key, self.values_key, self.max_values, str(e)[:200])
+            rec.facts.values.journaled, rec.facts.values.journal = True, journal.JournalState(broken=True)
+            return rec
+        if rec.key != key:
+            return None
+        self._restore_values(rec, raw)
+        return rec
+
+    def _restore_values(self, rec: TaskRecord, raw: dict[str, Any]) -> None:
+        led = rec.facts.values
+        stored = raw.get("facts", {}).get("values")
+        want = stored.get("journal") if isinstance(stored, dict) else None
+        led.journaled = True
+        jpath, fid = self._journal(rec.key)
+        if isinstance(want, dict):
+            journal.restore(led, jpath, fid, want)
+        else:
+            # A record of an earlier version (its values inline, or none): the first save
+            # writes them into a journal; a journal beside it is not its own.
+            led.journal = journal.JournalState(broken=not led.empty() or jpath.exists())
 
     def _drop(self, key: str) -> None:
         self._tasks.pop(key, None)
-        with contextlib.suppress(FileNotFoundError):
-            self._file(key).unlink()
+        for path in (self._file(key), self._journal(key)[0]):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
 
     def unload(self, session_id: str) -> None:
         """Forget a finished session in memory; its file stays so a resume keeps its limits."""
@@ -355,8 +399,11 @@ class SessionStore:
         except OSError as e:
             log.warning("opafence: cannot scan %s: %s", self.dir, e)
             return
+        journals = []
         for entry in entries:
             name = entry.name
+            if name.endswith(journal.SUFFIX):
+                journals.append(entry)
             if name in keep or not (name.endswith(".json") or name.endswith(TMP_SUFFIX)):
                 continue
             try:
@@ -366,6 +413,19 @@ class SessionStore:
                 continue
             except OSError as e:
                 log.warning("opafence: cannot remove the expired task file %s: %s", name, e)
+        # A value journal is written only when values come in (and before its task record):
+        # it lives as long as its task record, which every save renews, and goes with it.
+        for entry in journals:
+            record = entry.name[: -len(journal.SUFFIX)] + ".json"
+            if record in keep or (self.dir / record).exists():
+                continue
+            try:
+                if now - entry.stat(follow_symlinks=False).st_mtime > self.idle_s:
+                    os.unlink(entry.path)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                log.warning("opafence: cannot remove the expired value journal %s: %s", entry.name, e)
 
     # --- decided calls (for the execution middleware) ---------------------------------------
 

@@ -5,14 +5,15 @@ touched under the plugin store's lock. Values are HMAC-SHA256 digests under a ke
 state directory (replay: a key per run), so the task file never holds an address or account
 in the clear. Rego is sent only the records of the call's own targets (`facts.provenance`).
 
-Once untrusted, a value stays untrusted. When recording fails, a result was cut short or the
-bound evicted anything, the ledger is `lossy`: from then on Rego counts every target that is
-not in the owner's words as untrusted (fail-closed)."""
+Once untrusted, a value stays untrusted. When recording fails, a result was cut short, the
+bound evicted anything or its journal could not be written or read whole, the ledger is
+`lossy`: from then on Rego counts every target that is not in the owner's words as untrusted
+(fail-closed). The plugin's store persists a ledger as an append-only journal beside the task
+record (journal.py): each save writes only what is new."""
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import re
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from opafence.provenance import values as v
+from opafence.provenance.journal import JournalState
 from opafence.provenance.targets import Target
 
 DEFAULT_MAX_VALUES = 50_000
@@ -62,6 +64,15 @@ def new_key() -> bytes:
     return os.urandom(32)
 
 
+def _hmac_states(key: bytes) -> tuple[bytes, Any, Any]:
+    block = hashlib.sha256().block_size
+    k = hashlib.sha256(key).digest() if len(key) > block else key
+    k = k.ljust(block, b"\x00")
+    inner = hashlib.sha256(bytes(x ^ 0x36 for x in k))
+    outer = hashlib.sha256(bytes(x ^ 0x5C for x in k))
+    return key, inner, outer
+
+
 @dataclass
 class ValueLedger:
     key: bytes = field(default_factory=new_key, repr=False)
@@ -73,20 +84,35 @@ class ValueLedger:
     lossy: bool = False
     lossy_why: str = ""
     calls: int = 0  # calls decided in this task (a source's "call N")
+    # Calls allowed to bring untrusted content in whose results are not recorded yet: saved
+    # with the task before they run, so a process that stops before recording their values
+    # leaves a task that loads lossy.
+    awaiting: set[int] = field(default_factory=set)
+    # Set by the store that persists this ledger as a journal: what each add records is kept
+    # (journal.pending) until the next save writes it.
+    journaled: bool = False
+    journal: JournalState = field(default_factory=JournalState, repr=False, compare=False)
     # The keyed HMAC state before any message, copied per digest (cheaper than keying anew).
-    _mac: tuple[bytes, hmac.HMAC] | None = field(default=None, init=False, repr=False, compare=False)
+    # The keyed inner and outer SHA-256 states of HMAC before any message (RFC 2104), copied
+    # per digest: the same digests as hmac.new(key, msg, sha256), without keying anew.
+    _mac: tuple[bytes, Any, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def digest(self, kind: str, value: str) -> str:
         base = self._mac
         if base is None or base[0] != self.key:
-            base = self._mac = (self.key, hmac.new(self.key, digestmod=hashlib.sha256))
-        mac = base[1].copy()
-        mac.update(f"{kind}\x00{value}".encode())
-        return mac.hexdigest()[: DIGEST_BYTES * 2]
+            base = self._mac = _hmac_states(self.key)
+        inner = base[1].copy()
+        inner.update(f"{kind}\x00{value}".encode())
+        outer = base[2].copy()
+        outer.update(inner.digest())
+        hexed: str = outer.hexdigest()
+        return hexed[: DIGEST_BYTES * 2]
 
     def mark_lossy(self, why: str) -> None:
         if not self.lossy:
             self.lossy, self.lossy_why = True, why
+            if self.journaled:
+                self.journal.pending.append({"k": "l", "why": why})
 
     def next_call(self) -> int:
         self.calls += 1
@@ -96,28 +122,36 @@ class ValueLedger:
 
     def add_user(self, found: Iterable[v.Value]) -> None:
         """Values of the owner's own words (or configured identity): never untrusted."""
-        for kind, value in found:
-            self.user.add(self.digest(kind, value))
+        digest, user = self.digest, self.user
+        new = [d for d in {digest(kind, value) for kind, value in found} if d not in user]
+        user.update(new)
+        if new and self.journaled:
+            self.journal.pending.append({"k": "u", "d": new})
 
     def add_untrusted(self, found: Iterable[v.Value], source: Mapping[str, Any]) -> int:
         """Record values of untrusted content from one source; returns how many were new."""
+        src: dict[str, Any] | None = None
         if len(self.sources) >= MAX_SOURCES:
             self.mark_lossy("too many sources")
-            index = len(self.sources) - 1
         else:
-            self.sources.append(dict(source))
-            index = len(self.sources) - 1
-        new = 0
-        for kind, value in found:
-            d = self.digest(kind, value)
-            if d in self.untrusted:
-                continue  # the first source stays the one shown
-            self.untrusted[d] = index
-            new += 1
-        while len(self.untrusted) > self.max_values:
-            self.untrusted.popitem(last=False)
+            src = dict(source)
+            self.sources.append(src)
+        index = len(self.sources) - 1
+        digest, untrusted = self.digest, self.untrusted
+        # The first source stays the one shown.
+        new = [d for d in {digest(kind, value) for kind, value in found} if d not in untrusted]
+        if self.journaled and (new or src is not None):
+            self.journal.pending.append({"k": "t", "src": src, "i": index, "d": new})
+        self._take(new, index)
+        return len(new)
+
+    def _take(self, new: Iterable[str], index: int) -> None:
+        untrusted = self.untrusted
+        for d in new:
+            untrusted.setdefault(d, index)
+        while len(untrusted) > self.max_values:
+            untrusted.popitem(last=False)
             self.mark_lossy(f"more than {self.max_values} values")
-        return new
 
     def record_result(
         self, tool: str, call: int, result: Any, ingests: Sequence[str], home: str = "", path: str = ""
@@ -158,20 +192,34 @@ class ValueLedger:
     # --- persistence (with the session facts) -------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
+        """The ledger for the task record: its values inline, or (journaled) only where its
+        journal stands; the values are in the journal."""
+        out: dict[str, Any] = {
+            "lossy": self.lossy,
+            "lossy_why": self.lossy_why,
+            "calls": self.calls,
+            "awaiting": sorted(self.awaiting),
+            "check": self.digest("check", ""),
+        }
+        if self.journaled:
+            out["journal"] = self.journal.header()
+        else:
+            out.update(self._values_json())
+        return out
+
+    def _values_json(self) -> dict[str, Any]:
         return {
             "untrusted": [[d, i] for d, i in self.untrusted.items()],
             "user": sorted(self.user),
             "sources": self.sources,
-            "lossy": self.lossy,
-            "lossy_why": self.lossy_why,
-            "calls": self.calls,
-            "check": self.digest("check", ""),
         }
 
     @staticmethod
     def from_json(
         raw: Mapping[str, Any] | None, key: bytes, max_values: int = DEFAULT_MAX_VALUES
     ) -> ValueLedger:
+        """A ledger from its task record. A journaled one holds only the journal's header
+        (`journal`): journal.restore() fills it from the file."""
         led = ValueLedger(key=key, max_values=max_values)
         if raw is None:
             return led
@@ -181,10 +229,49 @@ class ValueLedger:
         led.lossy = bool(raw.get("lossy", False))
         led.lossy_why = str(raw.get("lossy_why", ""))
         led.calls = int(raw.get("calls", 0))
+        awaiting = sorted(int(n) for n in raw.get("awaiting", []))
+        if awaiting:
+            led.mark_lossy(f"the values of the result of call {awaiting[0]} were never recorded")
         if raw.get("check") != led.digest("check", ""):
             # Hashed under another key: nothing recorded can be matched any more.
             led.mark_lossy("the values were recorded under another key")
         return led
+
+    # --- the journal (journal.py) ----------------------------------------------------------
+
+    def empty(self) -> bool:
+        return not (self.untrusted or self.user or self.sources or self.lossy)
+
+    def live_digests(self) -> int:
+        return len(self.untrusted) + len(self.user)
+
+    def snapshot_record(self) -> dict[str, Any]:
+        return {"k": "snap", **self._values_json(), "lossy": self.lossy, "why": self.lossy_why}
+
+    def apply(self, record: Mapping[str, Any]) -> None:
+        """Replay one journal record (as the adds that wrote it did, journaling nothing)."""
+        journaled, self.journaled = self.journaled, False
+        try:
+            kind = record["k"]
+            if kind == "snap":
+                self.untrusted = OrderedDict((str(d), int(i)) for d, i in record["untrusted"])
+                self.user = {str(d) for d in record["user"]}
+                self.sources = [dict(s) for s in record["sources"]]
+                if record.get("lossy"):
+                    self.mark_lossy(str(record.get("why", "")))
+                self._take((), 0)  # a smaller bound than the one it was written under
+            elif kind == "u":
+                self.user.update(str(d) for d in record["d"])
+            elif kind == "t":
+                if record["src"] is not None:
+                    self.sources.append(dict(record["src"]))
+                self._take((str(d) for d in record["d"]), int(record["i"]))
+            elif kind == "l":
+                self.mark_lossy(str(record["why"]))
+            else:
+                raise ValueError(f"unknown journal record {kind!r}")
+        finally:
+            self.journaled = journaled
 
     def summary(self) -> dict[str, Any]:
         """What `opafence facts` shows of a session: counts and sources, never the values."""

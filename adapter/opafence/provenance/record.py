@@ -73,10 +73,23 @@ def note_result(
     home: str = "",
 ) -> bool:
     """Record a result that ran; returns whether it was untrusted content."""
+    ledger.awaiting.discard(call)
     if not untrusted_result(tool, ingests):
         return False
     ledger.record_result(tool, call, result, ingests, home, source_path(args))
     return True
+
+
+def await_result(ledger: ValueLedger, tool: str, call: int, ingests: Sequence[str]) -> None:
+    """A call about to run that brings untrusted content in: its values are owed until
+    note_result (or settle_result, when it did not run) takes them."""
+    if untrusted_result(tool, ingests):
+        ledger.awaiting.add(call)
+
+
+def settle_result(ledger: ValueLedger, call: int) -> None:
+    """The call did not run: no result, nothing owed."""
+    ledger.awaiting.discard(call)
 
 
 def provenance_facts(

@@ -1,69 +1,158 @@
 """The scanner behind values.scan_text: linear, and fast on large results.
 
-Every search starts at a literal byte (`@`, `://`, `.tld`, `#`, `/`, a backtick, a digit or
-letter class after one C-level translation), so CPython's regex engine skips ahead at memchr
-speed instead of trying a character class at every position; each hit is then read in a
-bounded window. Text is scanned as UTF-8 bytes (IDN labels are non-ASCII bytes of a label).
-The same window seen twice is read once (results repeat themselves a lot)."""
+Every search starts at a literal byte (`@`, `:`, `.`, `#`, `/`, a backtick, a digit after one
+C-level translation, a space before an install verb). Where such a byte is rare, bytes.find
+(memchr) takes the scan from one to the next and the pattern is matched there; once a text
+turns out to be dense in it, the regex engine's own literal search goes on from that point (the
+same matches, left to right: every pattern here starts with its byte). What a pattern can
+reject stays in C (a scheme before `://`, letters after a `.`, an IBAN's letters and tail); only
+hits reach Python, each read in a bounded window. Text is scanned as UTF-8 bytes (IDN labels are
+non-ASCII bytes of a label). The same window seen twice is read once (results repeat themselves
+a lot): `seen` holds a key per window, prefixed by its kind.
+
+`fold` is the text with ASCII letters lower-cased and every digit written `0`: one translation
+serves the digit shapes (numbers, IBANs), the install verbs and the `dot` hint."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 Hit = tuple[str, str]  # (kind, raw text); values.py normalizes
 
-_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_UPPER = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LOWER = b"abcdefghijklmnopqrstuvwxyz"
+_LETTERS = _UPPER + _LOWER
 _DIGITS = b"0123456789"
-# Letters -> 'A', digits -> '0', everything else as it is: shapes become literal searches.
-_SHAPE = bytes.maketrans(_LETTERS + _DIGITS, b"A" * len(_LETTERS) + b"0" * len(_DIGITS))
+FOLD = bytes.maketrans(_UPPER + _DIGITS, _LOWER + b"0" * len(_DIGITS))
 
-_LOCAL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+'-") | frozenset(
-    range(0x80, 0x100)
-)
+_LOCAL = frozenset(_LETTERS + _DIGITS + b"._%+'-") | frozenset(range(0x80, 0x100))
 _WORD = frozenset(_LETTERS + _DIGITS + b"_") | frozenset(range(0x80, 0x100))
 _HOSTCH = frozenset(_LETTERS + _DIGITS + b".-") | frozenset(range(0x80, 0x100))
+# Before a path's `/` (or its `~/`): a path does not start inside a word, URL or other path.
+_NOT_BEFORE_PATH = _WORD | frozenset(b":/.~-")
+_LETTER_OR_DIGIT_FOLDED = frozenset(_LOWER + b"0")
+_INSTALL_STOP = frozenset(b" \t\n`$;&|(")
 
-_AT = re.compile(rb"@")
 _DOMAIN = re.compile(rb"[\w\x80-\xff-]{1,63}(?:\.[\w\x80-\xff-]{1,63}){1,8}")
-_SCHEME_SEP = re.compile(rb"://")
-_AUTHORITY = re.compile(rb"[^\s/?#\"'<>`\\|{}^()]{1,512}")
-_SCHEMES = (b"https", b"http", b"wss", b"ws", b"ftp")
-_HASH = re.compile(rb"#")
+_AUTHORITY = rb"[^\s/?#\"'<>`\\|{}^()]{1,512}"
+# `://` after one of the schemes (any case), its authority captured without consuming it: one
+# result per `://`, as if each were read on its own.
+_URL = re.compile(
+    rb"://(?:(?<=(?i:https)://)|(?<=(?i:http)://)|(?<=(?i:wss)://)|(?<=(?i:ws)://)|(?<=(?i:ftp)://))"
+    rb"(?=(" + _AUTHORITY + rb"))"
+)
 _HANDLE = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_.-]{0,79}")
-_SLASH = re.compile(rb"/")
-_PATH = re.compile(rb"/[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40}")
-_NUMBER = re.compile(rb"0[0 ().-]{5,48}0")
-# _IBAN's start and minimum tail in the shape ("AA00" cannot overlap itself; the tail is a
-# lookahead, so a match consumes only those four bytes).
-_IBAN_START = re.compile(rb"AA00(?=(?: ?[A0]){11})")
+_PATH_REST = rb"[A-Za-z0-9._@%+=,-]{1,255}(?:/[A-Za-z0-9._@%+=,-]{0,255}){0,40}"
+_PATH = re.compile(rb"/" + _PATH_REST)
+# The same with the two bytes before its `/` (a lookbehind, so nothing more is consumed): what
+# decides whether it is a path of its own, for findall (the text is given two spaces first).
+_PATH_AFTER = re.compile(rb"(?s)(/(?<=(..)/)" + _PATH_REST + rb")")
+_NUMBER = re.compile(rb"0[0 ().-]{5,48}0")  # in fold: digits and what separates them
+# An IBAN's two letters and two digits with at least 11 more letters or digits (a space before
+# each allowed), found at its digits ("00" of the fold, its letters a lookbehind): the match
+# is the digits; the IBAN starts two bytes before.
+_IBAN_DIGITS = re.compile(rb"00(?<=[a-z][a-z]00)(?=(?: ?[a-z0]){11})")
 _IBAN = re.compile(rb"[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){11,34}")
 _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
 _PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
-# One literal search per verb: an alternation would be tried at every space.
-_INSTALLS = tuple(re.compile(rb" " + verb + rb" ") for verb in (b"install", b"add", b"i", b"get", b"require"))
-# Install gates whose literal search the regex engine does faster than bytes.find (measured).
-_ADD = re.compile(rb"add ")
-_GET = re.compile(rb"get ")
+_PROMPT_AT_START = re.compile(rb"[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
+# The install verbs (in fold), one literal search each, the space before them checked on each
+# hit: a literal that starts with a space costs the search a step at every word. "i" serves
+# " i " and " install ". An occurrence one match runs into follows the verb of that match, and
+# a verb is no manager's name, so none is lost.
+_INSTALLS = (re.compile(rb"i(?:nstall)? "), re.compile(rb"add "), re.compile(rb"get "))
+_REQUIRE = re.compile(rb"require ")
+_INSTALL_GATES = (re.compile(rb"add "), re.compile(rb"get "))
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
 )
+# A label after a dot (any case: the text is not lower-cased whole); the label is the whole run
+# of letters, so "report.pdf" and "example.community" end in the label they show.
+_DOT_LABEL = re.compile(rb"\.([A-Za-z]{2,24})(?![\w-])")
+_HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
+# Texts shorter than this are left to the regex engine whole; in longer ones memchr goes from
+# anchor to anchor while they are fewer than one per _DENSE bytes (a Python step costs what the
+# engine's literal search takes for about that many bytes).
+_SHORT = 1 << 16
+_DENSE = 1024
 
 
-_DOT_LABEL = re.compile(rb"\.([a-z]{2,24})(?![\w-])")
+def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
+    """rx.finditer(text) for a pattern whose every match starts with `byte`."""
+    if len(text) < _SHORT:
+        yield from rx.finditer(text)
+        return
+    find, match = text.find, rx.match
+    pos, steps = 0, 0
+    while True:
+        p = find(byte, pos)
+        if p < 0:
+            return
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            yield from rx.finditer(text, p)
+            return
+        m = match(text, p)
+        if m is None:
+            pos = p + 1
+            continue
+        yield m
+        pos = m.end()
 
 
-def _once() -> Callable[[bytes], bool]:
-    """A per-scan memo: True the first time a key is seen."""
-    seen: set[bytes] = set()
+def _authorities(b: bytes) -> set[bytes]:
+    """The authority after every `://` of a URL scheme (as _anchored goes, from `:` to `:`)."""
+    if len(b) < _SHORT:
+        return set(_URL.findall(b))
+    out: set[bytes] = set()
+    find, match = b.find, _URL.match
+    pos, steps = 0, 0
+    while True:
+        p = find(b":", pos)
+        if p < 0:
+            return out
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            out.update(_URL.findall(b, p))
+            return out
+        m = match(b, p)
+        if m is not None:
+            out.add(m.group(1))
+        pos = p + 1
 
-    def once(key: bytes) -> bool:
-        if key in seen:
-            return False
-        seen.add(key)
-        return True
 
-    return once
+def _path_matches(b: bytes) -> set[tuple[bytes, bytes]]:
+    """(path, the two bytes before it) of every _PATH match (as _anchored goes, from `/`)."""
+    padded = b"  " + b
+    if len(b) < _SHORT:
+        return set(_PATH_AFTER.findall(padded))
+    out: set[tuple[bytes, bytes]] = set()
+    find, match = padded.find, _PATH_AFTER.match
+    pos, steps = 2, 0
+    while True:
+        p = find(b"/", pos)
+        if p < 0:
+            return out
+        steps += 1
+        if steps > 16 and p < steps * _DENSE:
+            out.update(_PATH_AFTER.findall(padded, p))
+            return out
+        m = match(padded, p)
+        if m is None:
+            pos = p + 1
+            continue
+        out.add((m.group(1), m.group(2)))
+        pos = m.end()
+
+
+def _positions(text: bytes, byte: bytes) -> Iterator[int]:
+    """Where `byte` is in text, in order (memchr)."""
+    find = text.find
+    i = find(byte)
+    while i >= 0:
+        yield i
+        i = find(byte, i + 1)
 
 
 class Scanner:
@@ -72,106 +161,112 @@ class Scanner:
 
     def emails(self, b: bytes) -> Iterator[Hit]:
         """Only the addresses (for text whose obfuscations were written out plainly)."""
-        yield from self._emails(b, _once())
+        yield from self._emails(b, set())
 
-    def hits(self, b: bytes, low: bytes = b"") -> Iterator[Hit]:
-        """Every hit of `b`; `low` is b.lower() when the caller has it already."""
-        once = _once()
-
+    def hits(self, b: bytes, fold: bytes) -> Iterator[Hit]:
+        """Every hit of `b` (`fold` is b.translate(FOLD))."""
+        seen: set[bytes] = set()
         # Gates: a one-byte test (memchr) before any longer one; a two-byte needle ending in a
         # space costs a full slow pass of the text when it is absent.
         if b"@" in b:
-            yield from self._emails(b, once)
-        if b"://" in b:
-            yield from self._urls(b, once)
+            yield from self._emails(b, seen)
+        if b":" in b:
+            yield from self._urls(b, seen)
         if b"." in b:
-            low = low or b.lower()
-            yield from self._hosts(low, once)
-        shape = b.translate(_SHAPE)
-        if b"0" in shape:
-            yield from self._numbers(b, shape, once)
-            yield from self._ibans(b, shape, once)
+            yield from self._hosts(b, seen)
+        if b"0" in fold:
+            yield from self._numbers(b, fold, seen)
+            yield from self._ibans(b, fold, seen)
         has_hash = b"#" in b
         if has_hash:
-            yield from self._handles(b, _HASH, once)
+            yield from self._handles(b, seen)
         if b"/" in b:
-            yield from self._paths(b, once)
+            yield from self._paths(b, seen)
         if b"`" in b or (b"$" in b and b"$ " in b) or (b">" in b and b"> " in b) or (has_hash and b"# " in b):
-            yield from self._commands(b, once)
-        if (
-            _ADD.search(b) is not None
-            or _GET.search(b) is not None
-            or b" i " in b
-            or b"install " in b
-            or (b"q" in b and b"require " in b)
-        ):
-            yield from self._installs(low or b.lower(), once)
+            yield from self._commands(b, seen)
+        yield from self._installs(b, fold, seen)
 
     # --- one reader per kind ---------------------------------------------------------------------
 
-    def _emails(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in _AT.finditer(b):
-            i = m.start()
-            if not once(b"@w:" + b[max(0, i - 64) : i + 64]):
+    def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        for i in _positions(b, b"@"):
+            key = b"@w:" + b[i - 64 if i > 64 else 0 : i + 64]
+            if key in seen:
                 continue
+            seen.add(key)
             j = i
             while j > 0 and i - j < 64 and b[j - 1] in _LOCAL:
                 j -= 1
             dom = _DOMAIN.match(b, i + 1)
             if j < i and dom is not None:
                 raw = b[j : dom.end()]
-                if once(raw):
+                if raw not in seen:
+                    seen.add(raw)
                     yield ("email", raw.decode("utf-8", "replace").strip("."))
             elif j == i or (j > 0 and b[j - 1] not in _WORD):
                 h = _HANDLE.match(b, i + 1)
-                if h is not None and (i == 0 or b[i - 1] not in _WORD) and once(b"@" + h.group(0)):
-                    yield ("handle", h.group(0).decode())
+                if h is not None and (i == 0 or b[i - 1] not in _WORD):
+                    key = b"@" + h.group(0)
+                    if key not in seen:
+                        seen.add(key)
+                        yield ("handle", h.group(0).decode())
 
-    def _urls(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in _SCHEME_SEP.finditer(b):
-            i = m.start()
-            head = b[max(0, i - 5) : i].lower()
-            if not any(head.endswith(s) for s in _SCHEMES):
-                continue
-            a = _AUTHORITY.match(b, i + 3)
-            if a is None:
-                continue
-            auth = a.group(0).rpartition(b"@")[2]
+    def _urls(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        for whole in _authorities(b):
+            auth = whole.rpartition(b"@")[2]
             host = auth.split(b"]", 1)[0].lstrip(b"[") if auth.startswith(b"[") else auth.split(b":", 1)[0]
-            if host and once(b"url:" + host):
+            if host and b"url:" + host not in seen:
+                seen.add(b"url:" + host)
                 yield ("host", host.decode("utf-8", "replace"))
 
-    def _hosts(self, low: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in _DOT_LABEL.finditer(low):
-            if m.group(1) not in self._tlds:
+    def _hosts(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        tlds = self._tlds
+        windows: set[bytes] = set()  # as written; `seen` has them lower-cased
+        for m in _anchored(_DOT_LABEL, b, b"."):
+            if m.group(1).lower() not in tlds:
                 continue
-            i, end = m.start(), m.end()
-            if not once(b"h:" + low[max(0, i - 64) : end + 1]):
+            i, end = m.span()
+            lo = i - 64 if i > 64 else 0
+            window = b[lo : end + 1]
+            if window in windows:
                 continue
+            windows.add(window)
+            # The label of an address's or URL's host: the walk below would stop at its `@`,
+            # `/` or `:` (found in C here) inside the window, so this window never yields.
+            stop = max(b.rfind(b"@", lo, i), b.rfind(b"/", lo, i), b.rfind(b":", lo, i))
+            if stop >= 0 and _HOST_RUN.fullmatch(b, stop + 1, i) is not None:
+                continue
+            key = b"h:" + window.lower()
+            if key in seen:
+                continue
+            seen.add(key)
             j = i
-            while j > 0 and i - j < 253 and low[j - 1] in _HOSTCH:
+            while j > 0 and i - j < 253 and b[j - 1] in _HOSTCH:
                 j -= 1
-            if j == i or (j > 0 and low[j - 1] in b"@/\\:"):
+            if j == i or (j > 0 and b[j - 1] in b"@/\\:"):
                 continue
-            raw = low[j:end].strip(b".-")
-            if b"." in raw and once(b"host:" + raw):
+            raw = b[j:end].lower().strip(b".-")
+            if b"." in raw and b"host:" + raw not in seen:
+                seen.add(b"host:" + raw)
                 yield ("host", raw.decode("utf-8", "replace"))
 
-    def _numbers(self, b: bytes, shape: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in _NUMBER.finditer(shape):
+    def _numbers(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        for m in _anchored(_NUMBER, fold, b"0"):
             raw = b[m.start() : m.end()]
-            if once(b"n:" + raw):
+            if b"n:" + raw not in seen:
+                seen.add(b"n:" + raw)
                 yield ("number", raw.decode())
 
-    def _ibans(self, b: bytes, shape: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        # Only the "AA00" of the shape that the IBAN pattern can go on from reach Python.
-        for m in _IBAN_START.finditer(shape):
-            i = m.start()
-            if i > 0 and shape[i - 1] in b"A0":
+    def _ibans(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        # Only the letters and digits that the IBAN pattern can go on from reach Python.
+        for m in _anchored(_IBAN_DIGITS, fold, b"0"):
+            i = m.start() - 2
+            if i > 0 and fold[i - 1] in _LETTER_OR_DIGIT_FOLDED:
                 continue
             cand = _IBAN.match(b, i)
-            if cand is None or not once(b"iban:" + cand.group(0)):
+            if cand is None or b"iban:" + cand.group(0) in seen:
                 continue
+            seen.add(b"iban:" + cand.group(0))
             text = cand.group(0).decode()
             # The pattern may run on into the next words: try each shorter end at a space.
             while True:
@@ -181,50 +276,66 @@ class Scanner:
                     break
                 text = text[:cut]
 
-    def _handles(self, b: bytes, rx: re.Pattern[bytes], once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in rx.finditer(b):
-            i = m.start()
+    def _handles(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        for i in _positions(b, b"#"):
             if i > 0 and (b[i - 1] in _WORD or b[i - 1] in b"&/.-#"):
                 continue
             h = _HANDLE.match(b, i + 1)
-            if h is not None and once(b"#" + h.group(0)):
+            if h is not None and b"#" + h.group(0) not in seen:
+                seen.add(b"#" + h.group(0))
                 yield ("handle", h.group(0).decode())
 
-    def _paths(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        pos = 0
-        while True:
-            i = b.find(b"/", pos)
-            if i < 0:
-                return
-            home = i > 0 and b[i - 1] == 0x7E  # "~/"
-            start = i - 1 if home else i
-            prev = b[start - 1] if start > 0 else 0x20
-            m = _PATH.match(b, i)
-            if m is None:
-                pos = i + 1
+    def _paths(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        # Every match of _PATH, left to right (a path's own slashes start no other): the byte
+        # before its `/` (or `~/`) decides whether it is a path of its own (the start of the
+        # text counts as a space).
+        for path, before in _path_matches(b):
+            home = before[1] == 0x7E  # "~/"
+            if (before[0] if home else before[1]) in _NOT_BEFORE_PATH:
                 continue
-            pos = m.end()
-            if prev in _WORD or prev in b":/.~-":
-                continue
-            raw = b[start : m.end()]
-            if once(b"p:" + raw):
+            raw = b"~" + path if home else path
+            if b"p:" + raw not in seen:
+                seen.add(b"p:" + raw)
                 yield ("path", raw.decode("utf-8", "replace").rstrip(".,;:"))
 
-    def _commands(self, b: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for rx in (_BACKTICK, _PROMPT):
-            for m in rx.finditer(b"\n" + b if rx is _PROMPT else b):
-                raw = m.group(1)
-                if once(b"c:" + raw):
-                    yield ("command", raw.decode("utf-8", "replace"))
+    def _commands(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        found = [m.group(1) for m in _anchored(_BACKTICK, b, b"`")] if b"`" in b else []
+        first = _PROMPT_AT_START.match(b)
+        if first is not None:
+            found.append(first.group(1))
+        found += [m.group(1) for m in _PROMPT.finditer(b)]
+        for raw in found:
+            if b"c:" + raw not in seen:
+                seen.add(b"c:" + raw)
+                yield ("command", raw.decode("utf-8", "replace"))
 
-    def _installs(self, low: bytes, once: Callable[[bytes], bool]) -> Iterator[Hit]:
-        for m in (m for rx in _INSTALLS for m in rx.finditer(low)):
-            i = m.start()
-            j = i
-            while j > 0 and i - j < 12 and low[j - 1] not in b" \t\n`$;&|(":
-                j -= 1
-            if low[j:i] not in _MANAGERS:
-                continue
-            line = low[m.end() : m.end() + 200].split(b"\n", 1)[0]
-            if once(b"i:" + line):
+    def _installs(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        """`<manager> <verb> <packages>`, in any case. Read only where the text also holds
+        one of the verbs as written ("add ", "get ", " i ", "install ", "require ")."""
+        verbs = list(_INSTALLS)
+        if b"q" in b or b"Q" in b:
+            verbs.append(_REQUIRE)
+        hits: list[tuple[int, int]] = []
+        for rx in verbs:
+            for m in rx.finditer(fold):
+                i = m.start() - 1
+                if i < 0 or fold[i] != 0x20:
+                    continue
+                j = i
+                while j > 0 and i - j < 12 and fold[j - 1] not in _INSTALL_STOP:
+                    j -= 1
+                if b[j:i].lower() in _MANAGERS:
+                    hits.append((i, m.end()))
+        if not hits or not (
+            _INSTALL_GATES[0].search(b) is not None
+            or _INSTALL_GATES[1].search(b) is not None
+            or b" i " in b
+            or b"install " in b
+            or (b"q" in b and b"require " in b)
+        ):
+            return
+        for _, end in hits:
+            line = b[end : end + 200].lower().split(b"\n", 1)[0]
+            if b"i:" + line not in seen:
+                seen.add(b"i:" + line)
                 yield ("install", line.decode("utf-8", "replace"))

@@ -27,7 +27,7 @@ from typing import Any
 
 import idna
 
-from opafence.provenance.scan import Scanner
+from opafence.provenance.scan import FOLD, Scanner
 
 # A result longer than this is scanned up to here only; the caller marks the task lossy.
 MAX_SCAN = 1 << 20
@@ -240,26 +240,83 @@ def _host_values(host: str) -> Iterator[Value]:
         yield ("domain", registrable(h))
 
 
-def _email_values(raw: str) -> Iterator[Value]:
+def _hosts_of(host: str, memo: dict[str, tuple[Value, ...]]) -> tuple[Value, ...]:
+    """_host_values, once per host of one scan (addresses share their domains)."""
+    got = memo.get(host)
+    if got is None:
+        got = memo[host] = tuple(_host_values(host))
+    return got
+
+
+def _email_values(raw: str, memo: dict[str, tuple[Value, ...]] | None = None) -> Iterator[Value]:
     e = norm_email(raw)
     if e:
         yield ("email", e)
-        yield from _host_values(e.rpartition("@")[2])
+        host = e.rpartition("@")[2]
+        yield from _host_values(host) if memo is None else _hosts_of(host, memo)
 
 
 # Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
 # searches, so text without them costs one fast pass each); only a window around each is read.
 _OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
+# The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
+# then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
+_WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
+_OBF_HINTS_ASCII = (
+    re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
+    re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
+    re.compile(rb" dot "),
+)
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
+_WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
+# "dot " without its space, which is checked per hit (a literal that starts with a space costs
+# the search a step at every word).
+_DOT_WORD = re.compile(rb"dot ")
+# Closing brackets past this many are left to the hint patterns (markup is full of `>`).
+_FEW_CLOSERS = 256
 
 
-def _deobfuscated(text: str, low: str) -> str:
-    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly."""
+def _hint_starts(fold: bytes) -> list[int]:
+    """Where _OBF_HINTS_ASCII match in the folded bytes of an ASCII text, sorted: the same
+    starts, found from the closing brackets back (memchr; text has few of them) and from each
+    "dot " to its space, with the " dot " pattern's own left-to-right reading kept."""
+    closers: list[int] = []
+    for closer in _CLOSERS:
+        i = fold.find(closer)
+        while i >= 0:
+            closers.append(i)
+            if len(closers) > _FEW_CLOSERS:
+                return sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
+            i = fold.find(closer, i + 1)
+    starts: list[int] = []
+    for c in closers:
+        w = c
+        while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
+            w -= 1
+        if c - w <= 3:  # "at" or "dot", up to three spaces, the bracket
+            if fold[w - 2 if w >= 2 else 0 : w] == b"at":
+                starts.append(w - 2)
+            if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
+                starts.append(w - 3)
+    end = 0
+    for m in _DOT_WORD.finditer(fold, 1):
+        q = m.start() - 1
+        if fold[q] == 0x20 and q >= end:
+            starts.append(q)
+            end = q + 5
+    return sorted(starts)
+
+
+def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
+    """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly
+    (`hits`: where the hints are, when the caller found them: _hint_starts)."""
     parts: list[str] = []
     last = -1
-    hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+    if hits is None:
+        low = text.lower()
+        hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
     for start in hits:
         if start < last:
             continue
@@ -286,11 +343,11 @@ def _packages(line: str) -> Iterator[Value]:
             break
 
 
-def _normalized(kind: str, raw: str, home: str) -> Iterator[Value]:
+def _normalized(kind: str, raw: str, home: str, memo: dict[str, tuple[Value, ...]]) -> Iterator[Value]:
     if kind == "email":
-        yield from _email_values(raw)
+        yield from _email_values(raw, memo)
     elif kind == "host":
-        yield from _host_values(raw)
+        yield from _hosts_of(raw, memo)
     elif kind == "number":
         d = norm_digits(raw)
         if 7 <= len(d) <= 34:
@@ -324,18 +381,24 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
         # Fullwidth @, compatibility digits and the like spell the same targets.
         text = unicodedata.normalize("NFKC", text)
     b = text.encode("utf-8", "replace")
-    low = b.lower()
-    for kind, raw in _SCANNER.hits(b, low):
-        yield from _normalized(kind, raw, home)
+    fold = b.translate(FOLD)
+    memo: dict[str, tuple[Value, ...]] = {}
+    for kind, raw in _SCANNER.hits(b, fold):
+        yield from _normalized(kind, raw, home, memo)
     # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
     # lower-cased str and three slow hint passes on ordinary text.
-    if not any(c in b for c in _CLOSERS) and b" dot " not in low:
+    starts: list[int] | None = None
+    if text.isascii():
+        starts = _hint_starts(fold)  # byte offsets are character offsets
+        if not starts:
+            return
+    elif not any(c in b for c in _CLOSERS) and not _DOT_WORD.search(fold):
         return
-    plain = _deobfuscated(text, text.lower())
+    plain = _deobfuscated(text, starts)
     if plain:
         for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
-            yield from _email_values(raw)
+            yield from _email_values(raw, memo)
 
 
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:

@@ -431,6 +431,33 @@ mount_changes contains {"path": common.operand_path(c, count(c.operands) - 1), "
 	count(c.operands) > 0
 }
 
+# METADATA
+# title: SELF_PROTECT_BIND
+# description: >-
+#   `{{.command}}` mounts {{.path}} (opafence's or Hermes' own, or a directory above it)
+#   somewhere else, where it could be read or changed under another name.
+# custom:
+#   code: SELF_PROTECT_PATH
+#   fix: Leave opafence's and Hermes' own directories where they are; bind-mount workspace directories only.
+shell_deny contains always(reason.render(rego.metadata.rule(), {"command": common.shown(c), "path": src})) if {
+	some [n, c] in reach.named
+	reach.binds(n, c)
+	count(c.operands) > 1
+	src := common.operand_path(c, count(c.operands) - 2)
+	bind_protected(src)
+}
+
+bind_protected(p) if protected(p)
+
+bind_protected(p) if reaches_protected(p)
+
+bind_protected(p) if foreign_tool_dir(p)
+
+bind_protected(p) if {
+	some root in credential_roots
+	reach.reaches(p, root, true)
+}
+
 # `ln -s ~/.hermes /tmp/h && rm -rf /tmp/h/`: a change below a link made in the same call
 # changes what the link points to.
 link_changes contains {"path": concat("", [target, substring(np, count(link), -1)]), "kind": t.kind, "recursive": t.recursive} if {

@@ -472,6 +472,13 @@ tool_dir_cases := [
 	{"name": "copy a skill out", "input": f.terminal([f.sh(["cp", "-r", "~/.hermes/skills/ops", "/tmp/ops"])]), "want": {}},
 	{"name": "git log in skills", "input": f.terminal([f.sh(["git", "-C", "~/.hermes/skills", "log"])]), "want": {}},
 	{"name": "a skills dir elsewhere", "input": f.write_file("/home/u/src/app/skills/SKILL.md"), "want": {}},
+	# --- bind mounts of protected places (another name that later calls could change) ----------
+	{"name": "bind the skills dir", "input": f.terminal([f.sh(["mount", "--bind", "~/.hermes/skills", "/tmp/sk"])]), "want": self_protect},
+	{"name": "bindfs the state dir", "input": f.terminal([f.sh(["bindfs", "~/.hermes/opafence", "/mnt/o"])]), "want": self_protect},
+	{"name": "bind the home", "input": f.terminal([f.sh(["mount", "-o", "bind", "/home/u", "/mnt/h"])]), "want": self_protect},
+	{"name": "bind a package of the venv", "input": code_host(f.terminal([f.sh(["mount", "-B", "/opt/hermes/venv/lib/python3.11/site-packages/requests", "/tmp/r"])])), "want": self_protect},
+	{"name": "bind a workspace dir", "input": f.terminal([f.sh(["mount", "--bind", "/home/u/src/app/data", "/mnt/data"])]), "want": {}},
+	{"name": "mount a device", "input": f.terminal([f.sh(["mount", "/dev/sdb1", "/mnt/usb"])]), "want": {}},
 ]
 
 tool_dir_results[c.name] := r if {
