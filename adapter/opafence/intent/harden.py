@@ -518,8 +518,8 @@ def harden_grant(
         # a refund covers the charges, payments or orders the owner named, when they name any
         out.refs = list(dict.fromkeys(r for c in refunds for r in rules.named_refs(c.obj)))
     if under and cls == "FINANCIAL":
-        found = [x for x in (rules.amount_bound(cond) for cond in conditions) if x is not None]
-        out.max_amount = max(found) if found and len(found) == len(conditions) else None
+        amounts = [x for x in (rules.amount_bound(cond) for cond in conditions) if x is not None]
+        out.max_amount = max(amounts) if amounts and len(amounts) == len(conditions) else None
     # A note, a skill, a job: what it writes may use only the words of the owner's quote.
     out.words = quote_words(_sentence_text(ins, clauses)) if cap in WORDED_CAPS else []
     if cap == "run_command":
@@ -563,7 +563,12 @@ def harden_grant(
         named: list[str] = []
         for c in clauses:
             around = (*c.obj, *(c.before if rules.refers_back(c) else ()), *c.condition)
-            named.extend(r for r in rules.issue_refs(around) if r not in named)
+            found = rules.issue_refs(around)
+            n = ins.analysis.clauses.index(c.clause)
+            if not found and n > 0 and ins.analysis.clauses[n - 1].sentence == c.clause.sentence:
+                # "reopen issue 215 and add the comment ...": the issue of the clause before
+                found = rules.issue_refs(ins.analysis.clauses[n - 1].tokens)
+            named.extend(r for r in found if r not in named)
         out.refs = named
     if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
         # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named

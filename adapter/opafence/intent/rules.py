@@ -312,14 +312,14 @@ def _recipients(c: _Clause) -> list[str]:
         and not senders
         and c.lemma in _IN_PLACE
         and c.before
-        and any(t.norm == "there" for t in c.obj)
+        and (any(t.norm == "there" for t in c.obj) or refers_back(c))
     ):
         # "post the link in #oncall and pin it there": the channel of the clause before
         senders = [t.norm for t in c.before if not t.literal and tx.CHANNEL.match(t.norm)]
     return out or senders
 
 
-_IN_PLACE = frozenset(words("pin unpin react post put leave drop"))
+_IN_PLACE = frozenset(words("pin unpin react post put leave drop add"))
 _UPDATES_WITH_VALUES = frozenset(words("update change set switch edit modify"))
 
 
@@ -946,7 +946,8 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
         return [_grant(c, "EXECUTION", "schedule")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
-        cw & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job"}
+        (ws if lem in ("pause", "resume") and not ws & {"called", "named"} else cw)
+        & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job", "jobs"}
         or (lem in ("ping", "notify", "message") and obj and obj[0].norm == "me" and ws & lx.SCHEDULE_WORDS)
     ):
         return [_grant(c, "EXECUTION", "schedule")]
@@ -1058,8 +1059,8 @@ def issue_refs(toks: tuple[tx.Token, ...]) -> list[str]:
         prev = toks[k - 1].norm if k > 0 else ""
         if _ISSUE_KEY.match(core) and not re.match(r"^(?:utf|iso|sha|md|rfc|pep|cve)-", core, re.I):
             ref = core.lower()
-        elif re.match(r"^#[0-9]+$", core) or (re.match(r"^[0-9]+$", core) and prev in _ISSUE_NOUNS):
-            ref = core.lstrip("#")
+        elif re.match(r"^[#!][0-9]+$", core) or (re.match(r"^[0-9]+$", core) and prev in _ISSUE_NOUNS):
+            ref = core.lstrip("#!")  # "#482", GitLab's "!58"
         else:
             continue
         if ref not in out:
@@ -1100,7 +1101,7 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
         or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
         or (lem == "make" and "note" in words and words & {"memory", "memories"})
-        or (lem == "forget" and first == "that")
+        or (lem == "forget" and first in ("that", "what", "everything"))
         or (lem == "keep" and "mind" in words)
         or (
             lem in ("save", "store", "add", "update", "write", "jot", "put")
