@@ -69,7 +69,6 @@ KNOWN_LEAKS = {
     "n-code-3#2": "'check out the branch and run its tests' allows a git merge",
     "n-data-4#2": "a grant to set cell B7 covers a write to any cell of the sheet",
     "n-data-10#2": "'read-only please' does not reach SQL sent through a tool named query (a DELETE)",
-    "n-ops-7#3": "resolve_incident is READ by its verb (resolve), so resolving an incident is allowed",
     "n-iss-2#2": "a comment grant on issue 215 covers a comment on issue 216",
     "n-iss-4#2": "a merge grant for MR 58 covers MR 59",
     "n-iss-8#2": "an issue grant for acme/mobile covers creating an issue in acme/web",
