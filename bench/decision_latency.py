@@ -16,7 +16,7 @@ every request under `--authorization=basic`) cost before any policy runs. On the
 floor is its `status` operation (a framed round trip that evaluates no policy).
 
     .venv/bin/python bench/decision_latency.py [--calls 20000] [--rounds 3] [--breakdown]
-        [--transport both] [--tasks 1000] [--agentsfence PYTHON] [--json]
+        [--transport both] [--tasks 1000] [--workspace project|home] [--agentsfence PYTHON] [--json]
 
 `--agentsfence PYTHON` also runs the same calls through AgentsFence 0.2.0a9's in-process
 evaluator under that Python (bench/agentsfence_reference.py) and prints the ratios.
@@ -38,7 +38,7 @@ from opafence.config import Config
 from opafence.decision import Decision
 from opafence.errors import BridgeError
 from opafence.facts import build_facts
-from opafence.host import Host
+from opafence.host import Host, canonical
 from opafence.inputs import decision_input, facts_context
 from opafence.judge import Judge, TaskState
 from opafence.opa.bridge import DECISION_PATH, Bridge
@@ -190,7 +190,7 @@ def breakdown(judge: Judge, state: TaskState, bridge: Bridge, calls: int) -> dic
     client = bridge.client
     assert client is not None
     floor_path = "/health" if bridge.transport != "pdp" else "/v1/status"
-    ctx = facts_context(judge.host)
+    ctx = facts_context(judge.host, judge.identities)
     times: dict[str, list[float]] = {name: [] for name in (*STEPS, FLOOR)}
     clock = time.perf_counter_ns
     for i in range(calls):
@@ -251,23 +251,36 @@ def median_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def bench_host(bridge: Bridge, home: Path, workspace: str) -> Host:
+    """The host as the plugin describes it (hermes/fence.py Host): the engine's socket path and
+    process ids, and the workspace a project below the home directory, as it usually is (the
+    plugin's default workspace is never the home directory itself). `--workspace home` makes
+    the workspace the home directory, as this bench did before."""
+    project = home / "project" if workspace == "project" else home
+    project.mkdir(parents=True, exist_ok=True)
+    local = bridge.local
+    return Host(
+        auto_approve=False,
+        interactive=True,
+        platform="bench",
+        workspace=(str(project),),
+        cwd=str(project),
+        home=str(home),
+        opa_socket=canonical(str(local.socket_path)) if local is not None else "",
+        opa_pids=bridge.opa_pids(),
+    )
+
+
 class Subject:
     """One transport under test: its bridge, judge and task, started once for the whole run."""
 
-    def __init__(self, transport: str, tmp: Path, tasks: int) -> None:
+    def __init__(self, transport: str, tmp: Path, tasks: int, workspace: str = "project") -> None:
         # A generous timeout: on a loaded machine a slow answer is a figure to report, not a crash
         # (the plugin's default 250 ms would turn it into a block and stop --breakdown's raw loop).
         self.config = Config.model_validate({"opa": {"timeout_ms": 10_000, "transport": transport}})
         self.bridge = Bridge(self.config, tmp)
         self.bridge.start()
-        host = Host(
-            auto_approve=False,
-            interactive=True,
-            platform="bench",
-            workspace=(str(tmp),),
-            cwd=str(tmp),
-            home=str(tmp),
-        )
+        host = bench_host(self.bridge, tmp, workspace)
         self.judge = Judge(self.bridge, host, self.config)
         self.state = self.judge.open_task(
             "bench", "Fix the failing test in src/app and run the tests. Don't send email."
@@ -300,7 +313,12 @@ class Subject:
 
 
 def run_all(
-    transports: list[str], calls: int, rounds: int = 1, steps: bool = False, tasks: int = 0
+    transports: list[str],
+    calls: int,
+    rounds: int = 1,
+    steps: bool = False,
+    tasks: int = 0,
+    workspace: str = "project",
 ) -> dict[str, dict[str, Any]]:
     """Every transport started at once and measured in alternating rounds, so that the load of
     a shared machine falls on each alike (side by side, not one after the other)."""
@@ -310,7 +328,7 @@ def run_all(
         try:
             for transport in transports:
                 try:
-                    subjects[transport] = Subject(transport, Path(tmp) / transport, tasks)
+                    subjects[transport] = Subject(transport, Path(tmp) / transport, tasks, workspace)
                 except BridgeError as e:
                     results[transport] = {"error": e.sentence()}
             for _ in range(rounds):
@@ -392,13 +410,19 @@ def main() -> None:
     parser.add_argument("--breakdown", action="store_true", help="time each step of a decision apart")
     parser.add_argument("--transport", choices=("pdp", "server", "both", "auto"), default="both")
     parser.add_argument("--tasks", type=int, default=1000, help="live tasks held while measuring")
+    parser.add_argument(
+        "--workspace",
+        choices=("project", "home"),
+        default="project",
+        help="the workspace: a project below the home directory (default), or the home itself",
+    )
     parser.add_argument("--agentsfence", metavar="PYTHON", help="a Python with agentsfence 0.2.0a9 installed")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
     transports = ["server", "pdp"] if args.transport == "both" else [args.transport]
-    results = run_all(transports, args.calls, args.rounds, args.breakdown, args.tasks)
+    results = run_all(transports, args.calls, args.rounds, args.breakdown, args.tasks, args.workspace)
     if args.agentsfence:
         ref = agentsfence(args.agentsfence, args.calls)
         for result in list(results.values()):

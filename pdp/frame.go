@@ -6,8 +6,10 @@ package main
 //
 // mac = HMAC-SHA256(key, direction || seq || payload), direction 'Q' for requests (host to PDP)
 // and 'A' for answers. Requests carry 1, 2, 3, ... in order; an answer carries its request's
-// seq. Anything else, or a bad mac, is a frame someone else wrote: the PDP refuses it and
-// exits (the stream can no longer be trusted to be in step), and the host starts another.
+// seq, and answers to decisions come as they are decided (not necessarily in order). A request
+// with another seq, or a bad mac, is a frame someone else wrote: the PDP refuses it and exits
+// (the stream can no longer be trusted to be in step), and the host starts another. The host
+// likewise refuses an answer with a bad mac or a seq that is not a request in flight.
 
 import (
 	"crypto/hmac"

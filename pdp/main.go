@@ -12,23 +12,27 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/logging"
+	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/sdk"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/version"
 )
 
 // ProtocolVersion changes whenever the frames or the operations change.
-const ProtocolVersion = "1"
+const ProtocolVersion = "2"
 
 const prSetDumpable = 4
 
@@ -95,7 +99,10 @@ func run(args []string) int {
 	logger := logging.New() // to stderr, which the host sends to its log file
 	logger.SetLevel(logging.Error)
 	ctx := context.Background()
-	store := inmem.New()
+	// Every value written comes from a JSON decoder (ops.go write), so the store need not
+	// round-trip it through JSON again.
+	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false))
+	var mgr *plugins.Manager
 	// Ready is given so that New does not block on bundles: the host waits for the opafence
 	// bundle through status, and a required org bundle that never loads leaves the PDP up
 	// (every decision a block) rather than hanging its start, as with `opa run --server`.
@@ -106,12 +113,14 @@ func run(args []string) int {
 		ConsoleLogger: logger,
 		Store:         store,
 		Ready:         make(chan struct{}),
+		// The manager's compiler and runtime are what decisions evaluate with (ops.go).
+		ManagerOpts: []func(*plugins.Manager){func(m *plugins.Manager) { mgr = m }},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "opafence-pdp: cannot start OPA:", err)
 		return 2
 	}
-	e := &engine{opa: opa, store: store}
+	e := newEngine(opa, store, mgr)
 	code := serve(ctx, e, key, bufio.NewReaderSize(os.Stdin, 1<<16), os.Stdout)
 	stopCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -119,26 +128,64 @@ func run(args []string) int {
 	return code
 }
 
-// serve answers requests in order until EOF (the host is gone: 0) or a bad frame (3).
+// maxInFlight bounds the decisions evaluated at once; the reader waits when they are all busy.
+const maxInFlight = 16
+
+var decidePrefix = []byte(`{"op":"decide"`)
+
+// serve reads requests in order until EOF (the host is gone: 0) or a bad frame (3). Decisions
+// are evaluated on goroutines, several at once, and answered as they finish (each answer
+// carries its request's seq); every other operation is done before the next frame is read,
+// so a decision asked after a write sees it.
 func serve(ctx context.Context, e *engine, key []byte, in io.Reader, out io.Writer) int {
+	var (
+		wmu     sync.Mutex
+		broken  atomic.Bool
+		pending sync.WaitGroup
+	)
+	slots := make(chan struct{}, maxInFlight)
+	send := func(seq uint64, a answer) {
+		body, err := a.encode()
+		if err != nil {
+			a = failure(500, "internal_error", err.Error())
+			body, _ = a.encode()
+		}
+		frame := encodeAnswer(key, seq, a.status, body)
+		wmu.Lock()
+		defer wmu.Unlock()
+		if broken.Load() {
+			return
+		}
+		if _, err := out.Write(frame); err != nil {
+			fmt.Fprintln(os.Stderr, "opafence-pdp: cannot answer:", err)
+			broken.Store(true)
+		}
+	}
 	for seq := uint64(1); ; seq++ {
 		payload, err := readFrame(in, key, seq)
 		if errors.Is(err, io.EOF) {
+			pending.Wait()
 			return 0
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "opafence-pdp: refused:", err)
 			return 3
 		}
-		a := e.handle(ctx, payload)
-		body, err := a.encode()
-		if err != nil {
-			a = failure(500, "internal_error", err.Error())
-			body, _ = a.encode()
-		}
-		if _, err := out.Write(encodeAnswer(key, seq, a.status, body)); err != nil {
-			fmt.Fprintln(os.Stderr, "opafence-pdp: cannot answer:", err)
+		if broken.Load() {
 			return 4
 		}
+		if !bytes.HasPrefix(payload, decidePrefix) {
+			send(seq, e.handle(ctx, payload))
+			continue
+		}
+		slots <- struct{}{}
+		pending.Add(1)
+		go func(seq uint64, payload []byte) {
+			defer func() {
+				<-slots
+				pending.Done()
+			}()
+			send(seq, e.handleDecide(ctx, payload))
+		}(seq, payload)
 	}
 }

@@ -8,10 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"sync"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
+	"github.com/open-policy-agent/opa/v1/plugins"
+	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/plugins/status"
+	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/sdk"
 	"github.com/open-policy-agent/opa/v1/server/types"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -45,6 +50,31 @@ func failure(status int, code, message string) answer {
 type engine struct {
 	opa   *sdk.OPA
 	store storage.Store
+	// The plugin manager under the SDK (sdk.Options.ManagerOpts hands it over): its compiler,
+	// runtime and print hook are what sdk.Decision evaluates with. nil: every decision goes
+	// through sdk.Decision.
+	mgr *plugins.Manager
+	// Prepared decision queries by path, dropped whenever the compiler changes (a bundle was
+	// activated), as the SDK's own query cache is. gen counts those changes, so that a query
+	// prepared against an older compiler is never stored.
+	mu       sync.Mutex
+	prepared map[string]*rego.PreparedEvalQuery
+	gen      uint64
+}
+
+func newEngine(opa *sdk.OPA, store storage.Store, mgr *plugins.Manager) *engine {
+	e := &engine{opa: opa, store: store, mgr: mgr, prepared: map[string]*rego.PreparedEvalQuery{}}
+	if mgr != nil {
+		mgr.RegisterCompilerTrigger(func(storage.Transaction) { e.forget() })
+	}
+	return e
+}
+
+func (e *engine) forget() {
+	e.mu.Lock()
+	e.prepared = map[string]*rego.PreparedEvalQuery{}
+	e.gen++
+	e.mu.Unlock()
 }
 
 func (e *engine) handle(ctx context.Context, payload []byte) answer {
@@ -69,10 +99,26 @@ func (e *engine) handle(ctx context.Context, payload []byte) answer {
 	return failure(403, "forbidden", "the PDP does not offer "+req.Op)
 }
 
+// handleDecide is handle for a frame that must be a decision (serve runs it on a goroutine).
+func (e *engine) handleDecide(ctx context.Context, payload []byte) answer {
+	var req request
+	if err := json.Unmarshal(payload, &req); err != nil {
+		return failure(400, "invalid_parameter", "request is not JSON: "+err.Error())
+	}
+	if req.Op != "decide" {
+		return failure(400, "invalid_parameter", "a request that starts as a decision must be one")
+	}
+	return e.decide(ctx, req)
+}
+
 func (e *engine) decide(ctx context.Context, req request) answer {
 	if !decisionPath.MatchString(req.Path) {
 		return failure(403, "forbidden", "not a decision the PDP offers: "+req.Path)
 	}
+	if e.mgr != nil && logs.Lookup(e.mgr) == nil {
+		return e.decideDirect(ctx, req)
+	}
+	// Decision logs are on: sdk.Decision writes them (masking, labels, the ND builtin cache).
 	var input any
 	if len(req.Input) > 0 {
 		if err := util.UnmarshalJSON(req.Input, &input); err != nil {
@@ -102,20 +148,110 @@ func (e *engine) decide(ctx context.Context, req request) answer {
 		out["metrics"] = m.All()
 	}
 	if buf != nil {
-		var events []*topdown.Event
-		switch types.ExplainModeV1(req.Explain) {
-		case types.ExplainNotesV1:
-			events = lineage.Notes(*buf)
-		case types.ExplainFailsV1:
-			events = lineage.Fails(*buf)
-		case types.ExplainDebugV1:
-			events = lineage.Debug(*buf)
-		default:
-			events = lineage.Full(*buf)
+		trace, err := explanation(buf, req.Explain)
+		if err != nil {
+			return failure(500, "internal_error", err.Error())
 		}
-		trace, terr := types.NewTraceV1(events, true)
-		if terr != nil {
-			return failure(500, "internal_error", terr.Error())
+		out["explanation"] = trace
+	}
+	return answer{200, out}
+}
+
+func explanation(buf *topdown.BufferTracer, mode string) (types.TraceV1, error) {
+	var events []*topdown.Event
+	switch types.ExplainModeV1(mode) {
+	case types.ExplainNotesV1:
+		events = lineage.Notes(*buf)
+	case types.ExplainFailsV1:
+		events = lineage.Fails(*buf)
+	case types.ExplainDebugV1:
+		events = lineage.Debug(*buf)
+	default:
+		events = lineage.Full(*buf)
+	}
+	return types.NewTraceV1(events, true)
+}
+
+// query is the prepared query for a decision path, prepared once per compiler.
+func (e *engine) query(ctx context.Context, path string) (*rego.PreparedEvalQuery, error) {
+	e.mu.Lock()
+	pq, gen := e.prepared[path], e.gen
+	e.mu.Unlock()
+	if pq != nil {
+		return pq, nil
+	}
+	// sdk.Decision's query for a path (internal/ref.ParseDataPath).
+	sp, ok := storage.ParsePath("/" + path)
+	if !ok {
+		return nil, errors.New("invalid path")
+	}
+	r := sp.Ref(ast.DefaultRootDocument)
+	// What sdk.Decision prepares with (sdk/opa.go, evaluate), without its per-call extras.
+	prepared, err := rego.New(
+		rego.Query(r.String()),
+		rego.Compiler(e.mgr.GetCompiler()),
+		rego.Store(e.store),
+		rego.PrintHook(e.mgr.PrintHook()),
+		rego.StrictBuiltinErrors(true),
+		rego.Runtime(e.mgr.Info),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.gen == gen {
+		e.prepared[path] = &prepared
+	}
+	e.mu.Unlock()
+	return &prepared, nil
+}
+
+// decideDirect is sdk.Decision's evaluation without what it does for decision logs (which are
+// off): a prepared query, the input parsed straight into an ast.Value, one read transaction.
+func (e *engine) decideDirect(ctx context.Context, req request) answer {
+	var input ast.Value = ast.Null{} // sdk.Decision's input when none is given
+	if len(req.Input) > 0 {
+		v, err := parseValue(req.Input)
+		if err != nil {
+			return failure(400, "invalid_parameter", "input: "+err.Error())
+		}
+		input = v
+	}
+	pq, err := e.query(ctx, req.Path)
+	if err != nil {
+		return failure(500, "internal_error", err.Error())
+	}
+	opts := []rego.EvalOption{rego.EvalParsedInput(input), rego.EvalTime(time.Now())}
+	var m metrics.Metrics
+	if req.Metrics {
+		m = metrics.New()
+		opts = append(opts, rego.EvalMetrics(m))
+	}
+	var buf *topdown.BufferTracer
+	if req.Explain != "" {
+		buf = topdown.NewBufferTracer()
+		opts = append(opts, rego.EvalQueryTracer(buf))
+	}
+	txn, err := e.store.NewTransaction(ctx)
+	if err != nil {
+		return failure(500, "internal_error", err.Error())
+	}
+	rs, err := pq.Eval(ctx, append(opts, rego.EvalTransaction(txn))...)
+	e.store.Abort(ctx, txn)
+	if err != nil {
+		return failure(500, "internal_error", err.Error())
+	}
+	out := map[string]any{}
+	if len(rs) > 0 && len(rs[0].Expressions) > 0 {
+		out["result"] = rs[0].Expressions[0].Value
+	}
+	if m != nil {
+		out["metrics"] = m.All()
+	}
+	if buf != nil {
+		trace, err := explanation(buf, req.Explain)
+		if err != nil {
+			return failure(500, "internal_error", err.Error())
 		}
 		out["explanation"] = trace
 	}

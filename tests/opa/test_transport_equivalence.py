@@ -32,11 +32,26 @@ pytestmark = needs_pdp
 TRANSCRIPTS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "replay_transcripts.jsonl"
 
 
+# A slow answer on a loaded machine (or none while a hung engine is replaced) says nothing about
+# the transports: it is asked again, and one that stays missing is reported apart (never counted
+# as equal, nor as a difference), and fails the test under its own name.
+SLOW = frozenset({"OPA_TIMEOUT", "OPA_UNAVAILABLE"})
+TRIES = 3
+
+
+class Slow(Exception):
+    """No answer, TRIES times over."""
+
+
 def answer(bridge: Bridge, doc: dict[str, Any]) -> Any:
-    try:
-        return bridge.query(doc)["result"]
-    except BridgeError as e:
-        return {"error": e.code}
+    for _ in range(TRIES):
+        try:
+            return bridge.query(doc)["result"]
+        except BridgeError as e:
+            if e.code not in SLOW:
+                return {"error": e.code}
+            bridge.wait_ready(20.0)  # a hung engine is replaced; wait for it before asking again
+    raise Slow(bridge.transport)
 
 
 class Mirror:
@@ -47,6 +62,7 @@ class Mirror:
         self.pdp, self.server = pdp, server
         self.compared = 0
         self.differ: list[tuple[dict[str, Any], Any, Any]] = []
+        self.slow: list[tuple[dict[str, Any], str]] = []  # not compared: no answer in time
 
     def put_task(self, key: str, data: dict[str, Any]) -> None:
         self.pdp.put_task(key, data)
@@ -57,10 +73,14 @@ class Mirror:
         self.server.delete_task(key)
 
     def decide(self, doc: dict[str, Any]) -> Decision:
-        a, b = answer(self.pdp, doc), answer(self.server, doc)
-        self.compared += 1
-        if a != b:
-            self.differ.append((doc, a, b))
+        try:
+            a, b = answer(self.pdp, doc), answer(self.server, doc)
+        except Slow as e:
+            self.slow.append((doc, str(e)))
+        else:
+            self.compared += 1
+            if a != b:
+                self.differ.append((doc, a, b))
         return self.pdp.decide(doc)
 
     def budget_query(self, rule: str, doc: dict[str, Any]) -> Any:
@@ -101,7 +121,15 @@ def pairs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Mirror
 def report(m: Mirror) -> str:
     rows = [f"{len(m.differ)} of {m.compared} decisions differ"]
     for doc, a, b in m.differ[:5]:
-        rows.append(f"  {doc.get('tool', {})}: pdp {json.dumps(a)[:300]} / server {json.dumps(b)[:300]}")
+        rows.append(f"  {doc.get('call', {})}: pdp {json.dumps(a)[:300]} / server {json.dumps(b)[:300]}")
+    return "\n".join(rows)
+
+
+def slow_report(m: Mirror) -> str:
+    why = f"no answer (a timeout, or the engine restarting), {TRIES} tries each"
+    rows = [f"{len(m.slow)} decisions could not be compared: {why}"]
+    for doc, transport in m.slow[:5]:
+        rows.append(f"  {transport}: {json.dumps(doc.get('call', {}))[:300]}")
     return "\n".join(rows)
 
 
@@ -119,9 +147,10 @@ def test_corpus_calls_decide_alike(pairs: dict[str, Mirror]) -> None:
             m.delete_task(key)
     total = sum(m.compared for m in pairs.values())
     print(f"\ncorpus: {total} decisions compared on both transports")
-    assert total >= len(corpus.LINES) >= 200
     for mode, m in pairs.items():
         assert not m.differ, f"{mode}: {report(m)}"
+        assert not m.slow, f"{mode}: {slow_report(m)}"
+    assert total >= len(corpus.LINES) >= 200
 
 
 def test_guard_corpora_and_transcripts_decide_alike(pairs: dict[str, Mirror]) -> None:
@@ -135,8 +164,9 @@ def test_guard_corpora_and_transcripts_decide_alike(pairs: dict[str, Mirror]) ->
         assert "error" not in out, out
     calls = sum(len(json.loads(raw)["calls"]) for raw in lines)
     print(f"\nguards and transcripts: {m.compared - before} decisions compared ({len(lines)} lines)")
-    assert m.compared - before >= calls >= 400
     assert not m.differ, report(m)
+    assert not m.slow, slow_report(m)
+    assert m.compared - before >= calls >= 400
 
 
 if __name__ == "__main__":

@@ -42,6 +42,9 @@ TOKENS = [
     "ops {at} evil {dot} com",
     "ops <at> evil <dot> io",
     "ops at evil dot example",
+    "ops at\x1f) evil dot\x0b] example",  # whitespace a str pattern's \s knows beyond " \t\n"
+    "x at    ] y",
+    "dot dot dot ",
     "ops  at  mail dot evil dot example",
     " at ",
     " dot ",

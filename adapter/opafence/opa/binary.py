@@ -13,7 +13,7 @@ from opafence.errors import BridgeError
 
 PINNED_VERSION = "1.22.3"
 # The frames and operations opafence-pdp speaks (pdp/main.go ProtocolVersion).
-PDP_PROTOCOL = "1"
+PDP_PROTOCOL = "2"
 PDP_NAME = "opafence-pdp"
 
 

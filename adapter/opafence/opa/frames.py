@@ -4,9 +4,11 @@
 
 mac = HMAC-SHA256(key, direction + seq + payload), direction b"Q" for requests and b"A" for
 answers. Requests carry 1, 2, 3, ... in order; an answer carries its request's seq and a
-payload of a 3-digit status followed by the body. A pipe is not private (a process of the
-same user can write into /proc/<pid>/fd/N), so a frame that fails any check is someone
-else's: the stream is no longer in step and the PDP that sent or received it is replaced."""
+payload of a 3-digit status followed by the body. Several requests may be in flight: the PDP
+answers decisions as they finish, so answers may come in any order, each exactly once.
+A pipe is not private (a process of the same user can write into /proc/<pid>/fd/N), so a
+frame that fails any check is someone else's: the stream is no longer in step and the PDP
+that sent or received it is replaced."""
 
 from __future__ import annotations
 
@@ -47,12 +49,11 @@ def parse_header(header: bytes) -> tuple[int, int, bytes]:
     return length, seq, tag
 
 
-def check_answer(key: bytes, want_seq: int, seq: int, tag: bytes, payload: bytes) -> tuple[int, bytes]:
-    """(status, body) of an answer whose header was parsed; FrameError when it is not ours."""
+def open_answer(key: bytes, seq: int, tag: bytes, payload: bytes) -> tuple[int, bytes]:
+    """(status, body) of an answer whose header was parsed; FrameError when its mac is not ours
+    (whether its seq is one in flight is the caller's to check)."""
     if not hmac.compare_digest(tag, mac(key, ANSWER, seq, payload)):
         raise FrameError(f"an answer whose mac does not match (seq {seq})")
-    if seq != want_seq:
-        raise FrameError(f"an answer with seq {seq}, expected {want_seq}")
     digits = payload[:3]
     if not digits.isdigit():
         raise FrameError("an answer without a status")

@@ -35,7 +35,7 @@ from urllib.parse import parse_qs, unquote
 from opafence.errors import BridgeError
 from opafence.opa.binary import OpaBinary, file_sha256
 from opafence.opa.client import json_answer
-from opafence.opa.frames import HEADER_LEN, FrameError, check_answer, encode_request, parse_header
+from opafence.opa.frames import HEADER_LEN, FrameError, encode_request, open_answer, parse_header
 from opafence.opa.server import _built_revision, bundle_status, opa_config
 from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
 from opafence.rego_files import stage_bundle
@@ -52,12 +52,30 @@ WRITE_OPS = frozenset({"config_put", "task_put", "task_delete"})
 DATA = "/v1/data/"
 
 
+class _Slot:
+    """One request in flight: its answer (or the error that ended the stream) once it came."""
+
+    __slots__ = ("abandoned_at", "answer", "error", "sent")
+
+    def __init__(self) -> None:
+        self.answer: tuple[int, bytes] | None = None
+        self.error: BridgeError | None = None
+        self.sent = 0.0  # time.monotonic() once the request went out whole
+        self.abandoned_at: float | None = None  # its caller gave up waiting (a timeout)
+
+
 class PdpProcess:
-    """One opafence-pdp child and its framed pipe. call() is serialised. A call that fails
-    (EOF, a frame that is not the answer expected) kills the process: a stream that fell out
-    of step is never used again. A slow answer is only a timeout (the next call reads and
-    drops it first); a second one in a row, or a request that could not be written whole,
-    means the PDP hangs, and it is killed."""
+    """One opafence-pdp child and its framed pipe. Several calls may be in flight at once: each
+    request goes out whole under a lock, in seq order, and the PDP answers decisions as they
+    finish, each answer with its request's seq. The calling thread that finds nobody reading
+    reads for everyone (hands each answer to its caller) until its own answer is in.
+
+    A call that fails (EOF, a frame whose mac is wrong, whose seq is not one in flight or was
+    already answered) kills the process: a stream that fell out of step is never used again,
+    and every call in flight gets the error. A slow answer is only a timeout (its answer is
+    dropped when it comes); a call that times out while an earlier timed-out call's answer is
+    still missing, or a request that could not be written whole, means the PDP hangs, and it is
+    killed."""
 
     def __init__(self, binary: OpaBinary, config_file: Path, log_path: Path, cwd: Path, role: str) -> None:
         self.binary = binary
@@ -68,9 +86,11 @@ class PdpProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self._key = b""
         self._seq = 0
-        self._lock = threading.Lock()
+        self._send_lock = threading.Lock()  # the request stream: seq order is write order
+        self._cond = threading.Condition(threading.Lock())  # _pending, _reading, _buf
+        self._pending: dict[int, _Slot] = {}
+        self._reading = False  # a calling thread is reading answers for everyone
         self._buf = bytearray()
-        self._late = 0  # seq of a request that timed out and whose answer is still to come
         self.broken = ""
 
     @property
@@ -125,6 +145,7 @@ class PdpProcess:
 
     def kill(self, why: str = "killed") -> None:
         self.broken = self.broken or why
+        self._fail_pending(BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP was {why}"))
         proc = self.proc
         if proc is None:
             return
@@ -153,36 +174,127 @@ class PdpProcess:
 
     def call(self, payload: bytes, timeout_s: float) -> tuple[int, bytes]:
         """One request, its answer as (status, body). Raises BridgeError; the process is then
-        killed (except when it was already unusable)."""
-        with self._lock:
+        killed (except when it was already unusable, or the answer is only late)."""
+        deadline = time.monotonic() + timeout_s
+        slot = _Slot()
+        with self._send_lock:
             proc = self.proc
             if proc is None or self.broken or proc.poll() is not None:
                 raise BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP is not running")
-            assert proc.stdin is not None and proc.stdout is not None
-            deadline = time.monotonic() + timeout_s
+            assert proc.stdin is not None
+            self._seq += 1
+            seq = self._seq
+            with self._cond:
+                self._pending[seq] = slot
             try:
-                if self._late:
-                    # The answer to a call that timed out comes first: read it and drop it.
-                    self._answer(proc.stdout, self._late, deadline)
-                    self._late = 0
-                self._seq += 1
-                self._write(proc.stdin, encode_request(self._key, self._seq, payload), deadline)
-                try:
-                    return self._answer(proc.stdout, self._seq, deadline)
-                except TimeoutError:
-                    # Still in step (the request went out whole): its answer is dropped later.
-                    self._late = self._seq
-                    raise BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms") from None
+                self._write(proc.stdin, encode_request(self._key, seq, payload), deadline)
             except TimeoutError:
-                # A request that did not go out whole, or a second call without an answer: hung.
-                self.kill("timed out")
-                raise BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms") from None
+                # A request that did not go out whole: the PDP does not read, it hangs.
+                err = BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms")
+                self._break("timed out", err)
+                raise err from None
+            except OSError as e:
+                err = BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP went away ({e})")
+                self._break("exited", err)
+                raise err from None
+            slot.sent = time.monotonic()
+        return self._wait(seq, slot, deadline, timeout_s)
+
+    def _wait(self, seq: int, slot: _Slot, deadline: float, timeout_s: float) -> tuple[int, bytes]:
+        cond = self._cond
+        reader = False
+        with cond:
+            while slot.answer is None and slot.error is None:
+                if not self._reading:
+                    self._reading = reader = True
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                cond.wait(left)
+        if reader:
+            # Nobody was reading: this thread does, for everyone, until its own answer is in.
+            try:
+                self._read_until(slot, deadline)
+            except TimeoutError:
+                pass  # nothing lost: a partial frame stays in the buffer for the next reader
             except FrameError as e:
-                self.kill(f"sent {e}")
-                raise BridgeError("OPA_BAD_RESULT", f"the PDP sent {e}") from None
-            except (BrokenPipeError, ConnectionError, EOFError, OSError) as e:
-                self.kill("exited")
-                raise BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP went away ({e})") from None
+                self._break(f"sent {e}", BridgeError("OPA_BAD_RESULT", f"the PDP sent {e}"))
+            except (EOFError, OSError, ValueError) as e:
+                # ValueError: its pipe was closed under us (the process was killed meanwhile).
+                gone = BridgeError("OPA_UNAVAILABLE", f"the {self.role} PDP went away ({e})")
+                self._break("exited", gone)
+            finally:
+                with cond:
+                    self._reading = False
+                    cond.notify_all()
+        return self._outcome(seq, slot, timeout_s)
+
+    def _outcome(self, seq: int, slot: _Slot, timeout_s: float) -> tuple[int, bytes]:
+        """The answer, the error that ended the stream, or a timeout: the answer is dropped
+        when it comes. When an earlier call had already timed out before this one was sent
+        and its answer is still missing, the PDP hangs: it is killed."""
+        with self._cond:
+            if slot.answer is not None:
+                return slot.answer
+            if slot.error is not None:
+                raise slot.error
+            hung = any(
+                s.abandoned_at is not None and s.abandoned_at <= slot.sent
+                for other, s in self._pending.items()
+                if other != seq
+            )
+            slot.abandoned_at = time.monotonic()
+        err = BridgeError("OPA_TIMEOUT", f"no answer within {timeout_s * 1000:.0f} ms")
+        if hung:
+            self._break("timed out", err)
+        raise err
+
+    def _read_until(self, slot: _Slot, deadline: float) -> None:
+        """Read answers and hand each to its call until `slot` has its own (then also the
+        others already read whole). Raises TimeoutError, FrameError, EOFError or OSError."""
+        proc = self.proc
+        if proc is None or proc.stdout is None:
+            raise EOFError("not running")
+        fd = proc.stdout.fileno()
+        self._deliver_buffered()
+        while slot.answer is None and slot.error is None:
+            self._fill(fd, HEADER_LEN, deadline)
+            length = parse_header(bytes(self._buf[:HEADER_LEN]))[0]
+            self._fill(fd, HEADER_LEN + length, deadline)
+            self._deliver_buffered()
+
+    def _deliver_buffered(self) -> None:
+        """Hand out every answer the buffer holds whole; FrameError for one that is not ours
+        (a bad mac, or a seq that is not a request in flight)."""
+        while len(self._buf) >= HEADER_LEN:
+            length, seq, tag = parse_header(bytes(self._buf[:HEADER_LEN]))
+            if len(self._buf) < HEADER_LEN + length:
+                return
+            payload = bytes(self._buf[HEADER_LEN : HEADER_LEN + length])
+            del self._buf[: HEADER_LEN + length]
+            answer = open_answer(self._key, seq, tag, payload)
+            with self._cond:
+                slot = self._pending.pop(seq, None)
+                if slot is None:
+                    raise FrameError(f"an answer with seq {seq}, which no request in flight has")
+                if slot.abandoned_at is None:
+                    slot.answer = answer
+                    self._cond.notify_all()
+
+    def _fail_pending(self, err: BridgeError) -> None:
+        with self._cond:
+            for s in self._pending.values():
+                if s.answer is None and s.error is None:
+                    s.error = err
+            self._pending.clear()
+            self._cond.notify_all()
+
+    def _break(self, why: str, err: BridgeError) -> None:
+        """The stream is unusable: every call in flight gets `err`, and the process is killed."""
+        self.broken = self.broken or why
+        self._fail_pending(err)
+        self.kill(why)
 
     def _write(self, f: IO[bytes], data: bytes, deadline: float) -> None:
         fd = f.fileno()
@@ -198,17 +310,6 @@ class PdpProcess:
                 if left <= 0:
                     raise TimeoutError
                 select.select([], [fd], [], left)
-
-    def _answer(self, f: IO[bytes], want: int, deadline: float) -> tuple[int, bytes]:
-        """The next answer, which must be the one to request `want`. A timeout consumes nothing,
-        so the same answer can still be read (and dropped) by the next call."""
-        fd = f.fileno()
-        self._fill(fd, HEADER_LEN, deadline)
-        length, seq, tag = parse_header(bytes(self._buf[:HEADER_LEN]))
-        self._fill(fd, HEADER_LEN + length, deadline)
-        payload = bytes(self._buf[HEADER_LEN : HEADER_LEN + length])
-        del self._buf[: HEADER_LEN + length]
-        return check_answer(self._key, want, seq, tag, payload)
 
     def _fill(self, fd: int, n: int, deadline: float) -> None:
         while len(self._buf) < n:
@@ -231,7 +332,18 @@ def _request(op: str, **fields: Any) -> bytes:
 
 def _splice(op: str, path: str, extra: dict[str, Any], body: bytes) -> bytes:
     """A decide request around an already encoded `{"input": ...}` body (no re-encoding)."""
-    head = json.dumps({"op": op, "path": path, **extra}, separators=(",", ":")).encode()
+    return splice_input(json.dumps({"op": op, "path": path, **extra}, separators=(",", ":")).encode(), body)
+
+
+def decide_head(path: str) -> bytes:
+    """The head of the decide request for a REST decision path (translate's, without a body)."""
+    frame = translate("POST", path, b"{}")
+    assert frame is not None
+    return frame
+
+
+def splice_input(head: bytes, body: bytes) -> bytes:
+    """A decide request: its head with the fields of an encoded `{"input": ...}` body added."""
     inner = body.strip()
     if not inner.startswith(b"{") or inner == b"{}":
         return head
@@ -273,6 +385,9 @@ class PdpClient:
     def __init__(self, local: LocalPdp, timeout_s: float) -> None:
         self.local = local
         self.timeout_s = timeout_s
+        # Decision requests by REST path: the head of the frame (op, path, options), so that a
+        # decision costs no query parsing; a handful of paths, so the dict stays small.
+        self._decide_heads: dict[str, bytes] = {}
 
     def close(self) -> None:
         pass
@@ -286,7 +401,13 @@ class PdpClient:
     def request_raw(
         self, method: str, path: str, payload: bytes | None = None, timeout_s: float | None = None
     ) -> tuple[int, bytes]:
-        frame = translate(method, path, payload)
+        head = self._decide_heads.get(path) if method == "POST" else None
+        if head is not None:
+            frame: bytes | None = splice_input(head, payload or b"{}")
+        else:
+            frame = translate(method, path, payload)
+            if method == "POST" and frame is not None and len(self._decide_heads) < 64:
+                self._decide_heads[path] = decide_head(path)
         if frame is None:
             return 403, FORBIDDEN
         timeout = self.timeout_s if timeout_s is None else timeout_s

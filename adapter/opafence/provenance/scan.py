@@ -70,6 +70,7 @@ _MANAGERS = frozenset(
 # A label after a dot (any case: the text is not lower-cased whole); the label is the whole run
 # of letters, so "report.pdf" and "example.community" end in the label they show.
 _DOT_LABEL = re.compile(rb"\.([A-Za-z]{2,24})(?![\w-])")
+_HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
 # Texts shorter than this are left to the regex engine whole; in longer ones memchr goes from
 # anchor to anchor while they are fewer than one per _DENSE bytes (a Python step costs what the
 # engine's literal search takes for about that many bytes).
@@ -169,7 +170,7 @@ class Scanner:
         # space costs a full slow pass of the text when it is absent.
         if b"@" in b:
             yield from self._emails(b, seen)
-        if b"://" in b:
+        if b":" in b:
             yield from self._urls(b, seen)
         if b"." in b:
             yield from self._hosts(b, seen)
@@ -225,10 +226,16 @@ class Scanner:
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            window = b[i - 64 if i > 64 else 0 : end + 1]
+            lo = i - 64 if i > 64 else 0
+            window = b[lo : end + 1]
             if window in windows:
                 continue
             windows.add(window)
+            # The label of an address's or URL's host: the walk below would stop at its `@`,
+            # `/` or `:` (found in C here) inside the window, so this window never yields.
+            stop = max(b.rfind(b"@", lo, i), b.rfind(b"/", lo, i), b.rfind(b":", lo, i))
+            if stop >= 0 and _HOST_RUN.fullmatch(b, stop + 1, i) is not None:
+                continue
             key = b"h:" + window.lower()
             if key in seen:
                 continue

@@ -270,23 +270,51 @@ _OBF_HINTS_ASCII = (
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
+_WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 # "dot " without its space, which is checked per hit (a literal that starts with a space costs
 # the search a step at every word).
 _DOT_WORD = re.compile(rb"dot ")
+# Closing brackets past this many are left to the hint patterns (markup is full of `>`).
+_FEW_CLOSERS = 256
 
 
-def _spelled_dot(fold: bytes) -> bool:
-    return any(fold[m.start() - 1] == 0x20 for m in _DOT_WORD.finditer(fold, 1))
+def _hint_starts(fold: bytes) -> list[int]:
+    """Where _OBF_HINTS_ASCII match in the folded bytes of an ASCII text, sorted: the same
+    starts, found from the closing brackets back (memchr; text has few of them) and from each
+    "dot " to its space, with the " dot " pattern's own left-to-right reading kept."""
+    closers: list[int] = []
+    for closer in _CLOSERS:
+        i = fold.find(closer)
+        while i >= 0:
+            closers.append(i)
+            if len(closers) > _FEW_CLOSERS:
+                return sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
+            i = fold.find(closer, i + 1)
+    starts: list[int] = []
+    for c in closers:
+        w = c
+        while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
+            w -= 1
+        if c - w <= 3:  # "at" or "dot", up to three spaces, the bracket
+            if fold[w - 2 if w >= 2 else 0 : w] == b"at":
+                starts.append(w - 2)
+            if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
+                starts.append(w - 3)
+    end = 0
+    for m in _DOT_WORD.finditer(fold, 1):
+        q = m.start() - 1
+        if fold[q] == 0x20 and q >= end:
+            starts.append(q)
+            end = q + 5
+    return sorted(starts)
 
 
-def _deobfuscated(text: str, fold: bytes | None = None) -> str:
+def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
     """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly
-    (`fold`: the folded bytes of an ASCII text, where the hints are searched then)."""
+    (`hits`: where the hints are, when the caller found them: _hint_starts)."""
     parts: list[str] = []
     last = -1
-    if fold is not None:
-        hits = sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
-    else:
+    if hits is None:
         low = text.lower()
         hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
     for start in hits:
@@ -360,9 +388,14 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
     # lower-cased str and three slow hint passes on ordinary text.
-    if not any(c in b for c in _CLOSERS) and not _spelled_dot(fold):
+    starts: list[int] | None = None
+    if text.isascii():
+        starts = _hint_starts(fold)  # byte offsets are character offsets
+        if not starts:
+            return
+    elif not any(c in b for c in _CLOSERS) and not _DOT_WORD.search(fold):
         return
-    plain = _deobfuscated(text, fold if text.isascii() else None)
+    plain = _deobfuscated(text, starts)
     if plain:
         for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
             yield from _email_values(raw, memo)

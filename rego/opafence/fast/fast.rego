@@ -138,16 +138,21 @@ facts_plain if {
 }
 
 # No argument names OPA's socket or its directory (self-protection reads every string).
+args_clean if count(socket_marks) == 0
+
 args_clean if {
-	marks := {m |
-		some m in {lower(object.get(input.host, "opa_socket", "")), socket_dir}
-		not m in {"", "/"}
-	}
+	marks := socket_marks
+	count(marks) > 0
 	every s in arg_strings {
 		every m in marks {
 			not contains(lower(s), m)
 		}
 	}
+}
+
+socket_marks := {m |
+	some m in {lower(object.get(input.host, "opa_socket", "")), socket_dir}
+	not m in {"", "/"}
 }
 
 arg_strings contains v if {
@@ -222,10 +227,14 @@ clean_path(p) if {
 	is_string(p)
 	np := norm(p)
 	startswith(np, "/")
+	np != "/"
 	not regex.match(`[*?\[\]{}~$\\]`, np)
-	some w in workspace
-	within(np, w)
 	parts := split(np, "/")
+
+	# The path's ancestors and itself ("/a", "/a/b", ..., np): np lies within d exactly when d is
+	# "/" or one of these (within above), so each place is one lookup, not a function call.
+	ups := [concat("/", array.slice(parts, 0, i)) | some i in numbers.range(2, count(parts))]
+	in_workspace(ups)
 	every part in array.slice(parts, 1, count(parts)) {
 		not startswith(part, ".")
 		not data.opafence.fast.tables.install_dirs[part]
@@ -233,16 +242,32 @@ clean_path(p) if {
 	base := parts[count(parts) - 1]
 	not data.opafence.fast.tables.names[base]
 	not data.opafence.fast.tables.suffixes[extension(base)]
-	not under_system(parts)
 	not data.opafence.fast.tables.system_above[np]
-	every r in guarded_roots {
-		not within(np, r)
-		not within(r, np)
+	roots := guarded_roots
+	not "/" in roots
+	every u in ups {
+		not data.opafence.fast.tables.system_paths[u]
+		not u in roots
+	}
+
+	# Nothing guarded lies at or below the path (np itself is among ups above).
+	below := concat("", [np, "/"])
+	every r in roots {
+		not startswith(r, below)
 	}
 	every h in homes {
-		not within(h, np)
+		h != np
+		not startswith(h, below)
 	}
-	not home_top_guarded(np)
+	not home_top_guarded(parts, ups)
+}
+
+in_workspace(_) if "/" in workspace
+
+in_workspace(ups) if {
+	ws := {w | some w in workspace}
+	some u in ups
+	u in ws
 }
 
 # A path a write may name: clean, and not a file the next agent reads as instructions or that
@@ -257,30 +282,23 @@ extension(name) := concat("", [".", xs[count(xs) - 1]]) if {
 	count(xs) > 1
 } else := ""
 
-# One of the path's ancestors (or itself) is a system place: a lookup per level, not a scan.
-under_system(parts) if {
-	some i in numbers.range(2, count(parts))
-	data.opafence.fast.tables.system_paths[concat("/", array.slice(parts, 0, i))]
-}
-
 # The first directory below a home (its own or another user's) is one the guards' home tables
-# name (Library, snap).
-home_top_guarded(np) if {
-	some h in homes
-	startswith(np, concat("", [h, "/"]))
-	rel := substring(np, count(h) + 1, -1)
-	data.opafence.fast.tables.home_tops[split(rel, "/")[0]]
+# name (Library, snap). ups are the path's ancestors (clean_path): a home among them is one the
+# path lies below, and the part that follows it is the path's first directory there.
+home_top_guarded(parts, ups) if {
+	some k, u in ups
+	u in homes
+	k + 2 < count(parts)
+	data.opafence.fast.tables.home_tops[parts[k + 2]]
 }
 
-home_top_guarded(np) if {
-	parts := split(np, "/")
+home_top_guarded(parts, _) if {
 	parts[1] in {"home", "users"}
 	count(parts) > 3
 	data.opafence.fast.tables.home_tops[parts[3]]
 }
 
-home_top_guarded(np) if {
-	parts := split(np, "/")
+home_top_guarded(parts, _) if {
 	parts[1] == "root"
 	count(parts) > 2
 	data.opafence.fast.tables.home_tops[parts[2]]
