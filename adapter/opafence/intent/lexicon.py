@@ -7,6 +7,7 @@ capabilities. The tables are data: adding a phrasing is one line."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from opafence.intent.catalogue import lexicon
@@ -762,3 +763,50 @@ for _verb in sorted(_all_verbs()):
 def lemma(word: str) -> str:
     """The lemma of an inflected verb form, or "" when the word is not a verb we know."""
     return _LEMMAS.get(word, "")
+
+
+# --- a computation over data (rules.computed): a question or request whose answer takes code -----
+# Verbs that ask for a computation but are not verbs of the lexicon ("dedupe contacts.csv").
+COMPUTE_VERBS_RAW = frozenset(
+    words("dedupe dedup deduplicate join pivot rank sort group load aggregate crunch tabulate")
+)
+# Words that make a request's answer a computation: quantities, rankings, statistics, comparisons
+# of many rows ("how many", "the 10 most requested", "the correlation", "duplicates").
+COMPUTE_WORDS = frozenset(
+    words(
+        "many much highest lowest largest smallest biggest top bottom average averages median total "
+        "totals sum sums correlation correlate correlated duplicates dupes dedupe dedup distinct unique "
+        "frequency frequencies frequent distribution percent percentage percentages ratio ratios growth "
+        "trend trends pivot histogram chart charts plot plots graph graphs stddev deviation variance "
+        "outlier outliers breakdown aggregate rank ranking count counts tally statistics stats quartile "
+        "percentile"
+    )
+)
+# ... and these only in their sense of a ranking or a set: "the 10 most requested" (not "at
+# most 3"), "duplicate photos" (not "it's a duplicate").
+COMPUTE_RANKS = frozenset(words("most least"))
+COMPUTE_SETS = frozenset(words("duplicate"))
+# A plot writes an image: the computation covers writing it in the workspace.
+PLOT_WORDS = frozenset(
+    words("chart charts plot plots graph graphs histogram figure diagram visualization visualisation png svg")
+)
+# Programs that run code the user may name for it ("Pandas is fine", "run it in Python").
+CODE_RUNTIMES = frozenset(
+    words("python python3 pandas numpy matplotlib polars scipy jupyter ipython execute_code")
+)
+# Verbs of analysis: with a data file named they ask for code ("summarise survey.xlsx").
+DATA_VERBS = frozenset(
+    words(
+        "summarize summarise analyze analyse load convert parse process compute calculate count tally "
+        "merge compare plot chart graph"
+    )
+)
+# Words before a runtime that name it as the means ("run it in Python", "check it with pandas").
+RUNTIME_MEANS = frozenset(words("with in using via through use"))
+# Verbs that install what they name ("install numpy and pandas"): never a computation.
+INSTALL_VERBS = frozenset(words("install reinstall uninstall upgrade"))
+# A set of files the request acts on one by one ("every .json file", "all the .jpeg files").
+EACH_WORDS = frozenset(words("all every each"))
+DATA_FILE = re.compile(
+    r"^[\w./~-]*\.(?:csv|tsv|xlsx|xls|ods|parquet|feather|json|jsonl|ndjson|log|sqlite|sqlite3|db)$", re.I
+)

@@ -1068,6 +1068,9 @@ def issue_refs(toks: tuple[tx.Token, ...]) -> list[str]:
     return out
 
 
+_SOURCE_WORDS = frozenset(words("from using out"))
+
+
 def grants_for(c: _Clause) -> list[DraftGrant] | str:
     """The grants one imperative clause asks for, or why it asks for none."""
     lem, words, obj = c.lemma, c.words, c.obj
@@ -1280,8 +1283,12 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=not paths)]
     if lem == "make":
+        # "make a chart from mau.csv": what it is made from is read, not written
+        made = _paths(obj[: next((k for k, t in enumerate(obj) if t.norm in _SOURCE_WORDS), len(obj))])
+        if made:
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=made)]
         if _paths(obj):
-            return [_grant(c, "LOCAL_WRITE", "edit", paths=_paths(obj))]
+            return "'make' from a file writes none it names"
         if words & (lx.CODE_OBJECTS | {"pass", "passes", "work", "works", "changes", "change", "green"}):
             return _edit(c)
         return "'make' without a file or code object"
@@ -1611,6 +1618,76 @@ def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
             n = min(reqs, key=lambda r: abs(a.clauses[r].start - m.start()))
             c = a.clauses[n]
             out.append((cls, cap, n, (min(m.start(), c.start), max(m.end(), c.end))))
+    return out + computed(a)
+
+
+_FILE_NOUNS = frozenset(words("file files photos images pictures documents rows records lines entries"))
+
+
+def _file_token(t: tx.Token) -> bool:
+    core = t.core.strip(",.;:()?!")
+    return bool(lx.DATA_FILE.match(core) or re.match(r"^\*?\.[a-z0-9]{2,5}$", core, re.I))
+
+
+def _ask_verb(a: Analysis, n: int) -> str:
+    toks = a.clauses[n].tokens
+    if a.modes[n][0] == "request":
+        return tx.verb_at(toks, a.modes[n][1])
+    k = tx.skip_fillers(toks, 0)
+    return toks[k].norm if k < len(toks) and not toks[k].literal else ""
+
+
+def computed(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, clause, span) for each sentence that asks for an answer or a result only
+    code gives (issue 14: a computation, a parse or a plot): a question or a request about a data
+    file ("what's the correlation ... in marketing.csv?"), a quantity or ranking ("tell me how many
+    fall on a Monday", "find duplicate photos"), a set of files handled one by one ("rename all the
+    .jpeg files"), or code named for it ("run it in Python"). EXECUTION/run_code covers only code
+    whose facts show no command, network, eval, tool call or write outside the workspace; what it
+    writes needs a write grant of its own, but a plot's image goes in the workspace."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    for sent in sorted({c.sentence for c in a.clauses}):
+        ns = [n for n, c in enumerate(a.clauses) if c.sentence == sent]
+        asks = [
+            n
+            for n in ns
+            if a.modes[n][0] in ("request", "question")
+            or (a.modes[n][0] == "no verb" and _ask_verb(a, n) in lx.COMPUTE_VERBS_RAW)
+        ]
+        if not asks:
+            continue
+        toks = [t for n in ns for t in a.clauses[n].tokens if not t.literal]
+        ws = {t.norm for t in toks}
+        verbs = {_ask_verb(a, n) for n in asks}
+        files = any(_file_token(t) for t in toks)
+        # "rename all the .jpeg files", "convert every .json file": one by one, in code (not a
+        # deletion: "delete every file in /tmp/cache" is the delete grant's)
+        each = (
+            bool(ws & lx.EACH_WORDS)
+            and (files or bool(ws & _FILE_NOUNS))
+            and bool(verbs & (lx.EDIT_VERBS | lx.DATA_VERBS | lx.COMPUTE_VERBS_RAW))
+        )
+        # a data file alone asks for code in a question or with a verb of analysis ("summarise
+        # survey.xlsx", "convert every .json file"), not in "read notes.json"
+        analysed = files and (
+            any(a.modes[n][0] == "question" for n in asks)
+            or bool(verbs & (lx.DATA_VERBS | lx.COMPUTE_VERBS_RAW))
+        )
+        quantity = bool(ws & lx.COMPUTE_WORDS) or any(
+            (t.norm in lx.COMPUTE_RANKS and k > 0 and toks[k - 1].norm != "at")
+            or (t.norm in lx.COMPUTE_SETS and k + 1 < len(toks) and toks[k + 1].norm.endswith("s"))
+            for k, t in enumerate(toks)
+        )
+        runtime = any(
+            t.norm in lx.CODE_RUNTIMES and k > 0 and toks[k - 1].norm in lx.RUNTIME_MEANS
+            for k, t in enumerate(toks)
+        )
+        if verbs & lx.INSTALL_VERBS or not (quantity or runtime or each or analysed):
+            continue
+        span = (a.clauses[ns[0]].start, a.clauses[ns[-1]].end)
+        out.append(("EXECUTION", "run_code", asks[0], span))
+        if ws & lx.PLOT_WORDS:
+            out.append(("LOCAL_WRITE", "run_code", asks[0], span))
     return out
 
 
