@@ -807,3 +807,15 @@ EACH_WORDS = frozenset(words("all every each"))
 DATA_FILE = re.compile(
     r"^[\w./~-]*\.(?:csv|tsv|xlsx|xls|ods|parquet|feather|json|jsonl|ndjson|log|sqlite|sqlite3|db)$", re.I
 )
+
+
+# --- a failing test to diagnose (rules.diagnosed): "why does tests/test_parser.py fail?" ---------
+FAILING_WORDS = frozenset(
+    words(
+        "fail fails failing failed failure break breaks breaking broken crash crashes crashing error "
+        "errors erroring flaky red"
+    )
+)
+TEST_FILE = re.compile(
+    r"^(?:[\w.-]+/)*(?:tests?/[\w./-]+|test_[\w-]+\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:spec|test)\.[jt]sx?)$"
+)

@@ -1467,7 +1467,7 @@ def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
             n = min(reqs, key=lambda r: abs(a.clauses[r].start - m.start()))
             c = a.clauses[n]
             out.append((cls, cap, n, (min(m.start(), c.start), max(m.end(), c.end))))
-    return out + computed(a)
+    return out + computed(a) + diagnosed(a)
 
 
 _FILE_NOUNS = frozenset(words("file files photos images pictures documents rows records lines entries"))
@@ -1476,6 +1476,28 @@ _FILE_NOUNS = frozenset(words("file files photos images pictures documents rows 
 def _file_token(t: tx.Token) -> bool:
     core = t.core.strip(",.;:()?!")
     return bool(lx.DATA_FILE.match(core) or re.match(r"^\*?\.[a-z0-9]{2,5}$", core, re.I))
+
+
+def diagnosed(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, clause, span) for each question why the tests, or a test the owner names,
+    fail ("Why does tests/test_parser.py fail?", "why are the unit tests red?"): the answer takes
+    running them, so the sentence grants EXECUTION/run_tests (the runners, never their options
+    that write or run other things; a prohibition such as "don't modify any files" still binds)."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    for sent in sorted({c.sentence for c in a.clauses}):
+        ns = [n for n, c in enumerate(a.clauses) if c.sentence == sent]
+        if not any(a.modes[n][0] == "question" for n in ns):
+            continue
+        toks = [t for n in ns for t in a.clauses[n].tokens]
+        ws = {t.norm for t in toks if not t.literal}
+        if not ws & {"why", "what", "how", "where", "which"} or not ws & lx.FAILING_WORDS:
+            continue
+        named = any(lx.TEST_FILE.match(t.core.strip(",.;:()?!")) for t in toks)
+        if not (named or ws & lx.TEST_WORDS):
+            continue
+        span = (a.clauses[ns[0]].start, a.clauses[ns[-1]].end)
+        out.append(("EXECUTION", "run_tests", ns[0], span))
+    return out
 
 
 def _ask_verb(a: Analysis, n: int) -> str:
