@@ -38,6 +38,11 @@ _POSITIVE_IDIOMS = re.compile(
     r"\b(?:please )?do not reply to this (?:e-?mail|message|notification)\b|"
     r"\bno-?reply\b|\bdo not hesitate\b|\bcan'?t wait\b"
 )
+# "Remember that the billing replica is read-only": a fact to keep, not how the task may act.
+_DICTATED = re.compile(
+    r"^\W*(?:please\s+)?(?:remember|note|keep\s+in\s+mind|do\s*n[o']?t\s+forget|never\s+forget|fyi|"
+    r"for\s+the\s+record|save\s+(?:this|that)\s+to\s+(?:your\s+)?memory)\b[^.!?]*?\bthat\b"
+)
 # (Files as the object of a change ("don't modify any files", "without touching the file system"):
 # a prohibition of file changes (LOCAL_WRITE, DELETE), read from the negated verb, not read-only.)
 _READ_ONLY = re.compile(
@@ -407,7 +412,9 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
     ):
         return
 
-    if _READ_ONLY.search(low) or (_DRY_RUN.search(low) and not _DRY_RUN_FIRST.search(low)):
+    if (_READ_ONLY.search(low) and not _DICTATED.match(low)) or (
+        _DRY_RUN.search(low) and not _DRY_RUN_FIRST.search(low)
+    ):
         if not reading.read_only:
             reading.read_only = True
             reading.read_only_evidence = clause.text
@@ -426,8 +433,16 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
         return
 
     alone = _lower(sentence).strip(" .!") == low.strip(" .!")
-    if _BARE_STOP.match(low.strip()) and (
-        alone or not re.match(r"^(?:wait|pause|hold on|hold it)\b", low.strip())
+    # "If the rebase onto main conflicts, abort it": "it" is the operation the condition names,
+    # not everything the agent does
+    aborts_named = bool(
+        re.match(r"^\W*(?:if|when|whenever|once|unless|should)\b", _lower(sentence))
+        and re.search(r"\b(?:it|that)\b", low)
+    )
+    if (
+        _BARE_STOP.match(low.strip())
+        and (alone or not re.match(r"^(?:wait|pause|hold on|hold it)\b", low.strip()))
+        and not aborts_named
     ):
         _add(
             reading,
