@@ -768,7 +768,7 @@ def lemma(word: str) -> str:
 # --- a computation over data (rules.computed): a question or request whose answer takes code -----
 # Verbs that ask for a computation but are not verbs of the lexicon ("dedupe contacts.csv").
 COMPUTE_VERBS_RAW = frozenset(
-    words("dedupe dedup deduplicate join pivot rank sort group load aggregate crunch tabulate")
+    words("dedupe dedup deduplicate join pivot rank sort group aggregate crunch tabulate")
 )
 # Words that make a request's answer a computation: quantities, rankings, statistics, comparisons
 # of many rows ("how many", "the 10 most requested", "the correlation", "duplicates").
@@ -797,7 +797,7 @@ CODE_RUNTIMES = frozenset(
 # Verbs of analysis: with a data file named they ask for code ("summarise survey.xlsx").
 DATA_VERBS = frozenset(
     words(
-        "summarize summarise analyze analyse load convert parse process compute calculate count tally "
+        "summarize summarise analyze analyse convert parse process compute calculate count tally "
         "merge compare plot chart graph"
     )
 )
@@ -809,4 +809,16 @@ INSTALL_VERBS = frozenset(words("install reinstall uninstall upgrade"))
 EACH_WORDS = frozenset(words("all every each"))
 DATA_FILE = re.compile(
     r"^[\w./~-]*\.(?:csv|tsv|xlsx|xls|ods|parquet|feather|json|jsonl|ndjson|log|sqlite|sqlite3|db)$", re.I
+)
+
+
+# --- a failing test to diagnose (rules.diagnosed): "why does tests/test_parser.py fail?" ---------
+FAILING_WORDS = frozenset(
+    words(
+        "fail fails failing failed failure break breaks breaking broken crash crashes crashing error "
+        "errors erroring flaky red"
+    )
+)
+TEST_FILE = re.compile(
+    r"^(?:[\w.-]+/)*(?:tests?/[\w./-]+|test_[\w-]+\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:spec|test)\.[jt]sx?)$"
 )

@@ -1618,7 +1618,7 @@ def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
             n = min(reqs, key=lambda r: abs(a.clauses[r].start - m.start()))
             c = a.clauses[n]
             out.append((cls, cap, n, (min(m.start(), c.start), max(m.end(), c.end))))
-    return out + computed(a)
+    return out + computed(a) + diagnosed(a)
 
 
 _FILE_NOUNS = frozenset(words("file files photos images pictures documents rows records lines entries"))
@@ -1627,6 +1627,28 @@ _FILE_NOUNS = frozenset(words("file files photos images pictures documents rows 
 def _file_token(t: tx.Token) -> bool:
     core = t.core.strip(",.;:()?!")
     return bool(lx.DATA_FILE.match(core) or re.match(r"^\*?\.[a-z0-9]{2,5}$", core, re.I))
+
+
+def diagnosed(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, clause, span) for each question why the tests, or a test the owner names,
+    fail ("Why does tests/test_parser.py fail?", "why are the unit tests red?"): the answer takes
+    running them, so the sentence grants EXECUTION/run_tests (the runners, never their options
+    that write or run other things; a prohibition such as "don't modify any files" still binds)."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    for sent in sorted({c.sentence for c in a.clauses}):
+        ns = [n for n, c in enumerate(a.clauses) if c.sentence == sent]
+        if not any(a.modes[n][0] == "question" for n in ns):
+            continue
+        toks = [t for n in ns for t in a.clauses[n].tokens]
+        ws = {t.norm for t in toks if not t.literal}
+        if not ws & {"why", "what", "how", "where", "which"} or not ws & lx.FAILING_WORDS:
+            continue
+        named = any(lx.TEST_FILE.match(t.core.strip(",.;:()?!")) for t in toks)
+        if not (named or ws & lx.TEST_WORDS):
+            continue
+        span = (a.clauses[ns[0]].start, a.clauses[ns[-1]].end)
+        out.append(("EXECUTION", "run_tests", ns[0], span))
+    return out
 
 
 def _ask_verb(a: Analysis, n: int) -> str:
@@ -1656,9 +1678,12 @@ def computed(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
         ]
         if not asks:
             continue
-        toks = [t for n in ns for t in a.clauses[n].tokens if not t.literal]
+        # the asking clauses' own words: not a condition's ("if the total is under $200, pay it")
+        toks = [t for n in asks for t in a.clauses[n].tokens if not t.literal]
         ws = {t.norm for t in toks}
         verbs = {_ask_verb(a, n) for n in asks}
+        if verbs <= lx.SEND_VERBS - {"tell", "show", "give"} and not any(_file_token(t) for t in toks):
+            continue  # "send the chart to my own chat": a message about a result, not making one
         files = any(_file_token(t) for t in toks)
         # "rename all the .jpeg files", "convert every .json file": one by one, in code (not a
         # deletion: "delete every file in /tmp/cache" is the delete grant's)
