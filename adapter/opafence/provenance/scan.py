@@ -76,6 +76,10 @@ _HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
 # engine's literal search takes for about that many bytes).
 _SHORT = 1 << 16
 _DENSE = 1024
+# How far before its anchor a window reaches: an address's local part (64) and the byte before
+# it; a host's walk back (253) and the byte before it.
+_EMAIL_BACK = 65
+_HOST_BACK = 254
 
 
 def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
@@ -190,21 +194,30 @@ class Scanner:
 
     def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
         for i in _positions(b, b"@"):
-            key = b"@w:" + b[i - 64 if i > 64 else 0 : i + 64]
+            # The key is every byte the outcome depends on: the local walk's 64 bytes and the
+            # one before them, and the domain or handle after the `@` up to the bytes its match
+            # looked at past its end (a fixed window would let a long domain hide behind an
+            # earlier one that starts the same).
+            dom = _DOMAIN.match(b, i + 1)
+            h = _HANDLE.match(b, i + 1)
+            # (a domain that fails to match has looked at most 66 bytes on).
+            tail = max(dom.end() + 2 if dom is not None else i + 68, h.end() + 2 if h is not None else 0)
+            # With the `@`'s place in it: near the start of the text two anchors' windows can
+            # hold the same bytes.
+            lo = i - _EMAIL_BACK if i > _EMAIL_BACK else 0
+            key = b"@%d:" % (i - lo) + b[lo:tail]
             if key in seen:
                 continue
             seen.add(key)
             j = i
             while j > 0 and i - j < 64 and b[j - 1] in _LOCAL:
                 j -= 1
-            dom = _DOMAIN.match(b, i + 1)
             if j < i and dom is not None:
                 raw = b[j : dom.end()]
                 if raw not in seen:
                     seen.add(raw)
                     yield ("email", raw.decode("utf-8", "replace").strip("."))
             elif j == i or (j > 0 and b[j - 1] not in _WORD):
-                h = _HANDLE.match(b, i + 1)
                 if h is not None and (i == 0 or b[i - 1] not in _WORD):
                     key = b"@" + h.group(0)
                     if key not in seen:
@@ -226,14 +239,18 @@ class Scanner:
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            lo = i - 64 if i > 64 else 0
-            window = b[lo : end + 1]
+            # The window is every byte the walk below can read (253 back and the one before)
+            # and the byte after the label: a host longer than a shorter window would hide
+            # behind an earlier host that ends the same.
+            lo = i - _HOST_BACK if i > _HOST_BACK else 0
+            window = (b"1" if lo else b"0") + b[lo : end + 1]
             if window in windows:
                 continue
             windows.add(window)
             # The label of an address's or URL's host: the walk below would stop at its `@`,
-            # `/` or `:` (found in C here) inside the window, so this window never yields.
-            stop = max(b.rfind(b"@", lo, i), b.rfind(b"/", lo, i), b.rfind(b":", lo, i))
+            # `/` or `:` (found in C here) close before, so this window never yields.
+            near = i - 64 if i > 64 else 0
+            stop = max(b.rfind(b"@", near, i), b.rfind(b"/", near, i), b.rfind(b":", near, i))
             if stop >= 0 and _HOST_RUN.fullmatch(b, stop + 1, i) is not None:
                 continue
             key = b"h:" + window.lower()
