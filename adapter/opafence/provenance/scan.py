@@ -199,7 +199,8 @@ class Scanner:
             # looked at past its end (a fixed window would let a long domain hide behind an
             # earlier one that starts the same).
             dom = _DOMAIN.match(b, i + 1)
-            h = _HANDLE.match(b, i + 1)
+            # The handle is read only where it can be the outcome: no domain, or no local part.
+            h = _HANDLE.match(b, i + 1) if dom is None or i == 0 or b[i - 1] not in _LOCAL else None
             # (a domain that fails to match has looked at most 66 bytes on).
             tail = max(dom.end() + 2 if dom is not None else i + 68, h.end() + 2 if h is not None else 0)
             # With the `@`'s place in it: near the start of the text two anchors' windows can
