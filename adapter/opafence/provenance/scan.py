@@ -8,7 +8,10 @@ same matches, left to right: every pattern here starts with its byte). What a pa
 reject stays in C (a scheme before `://`, letters after a `.`, an IBAN's letters and tail); only
 hits reach Python, each read in a bounded window. Text is scanned as UTF-8 bytes (IDN labels are
 non-ASCII bytes of a label). The same window seen twice is read once (results repeat themselves
-a lot): `seen` holds a key per window, prefixed by its kind.
+a lot): `seen` holds a key per window, prefixed by its kind. A window's key holds every byte its
+outcome depends on (an address's or host's whole extent and the bytes around it that the
+reading looks at), never a fixed prefix: a longer value must not hide behind an earlier one
+that starts or ends the same (issue 15).
 
 `fold` is the text with ASCII letters lower-cased and every digit written `0`: one translation
 serves the digit shapes (numbers, IBANs), the install verbs and the `dot` hint."""
@@ -235,32 +238,24 @@ class Scanner:
 
     def _hosts(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
         tlds = self._tlds
-        windows: set[bytes] = set()  # as written; `seen` has them lower-cased
+        rb = b""  # the text backwards: the walk back from a label is one match in C
+        n = len(b)
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            # The window is every byte the walk below can read (253 back and the one before)
-            # and the byte after the label: a host longer than a shorter window would hide
-            # behind an earlier host that ends the same.
-            lo = i - _HOST_BACK if i > _HOST_BACK else 0
-            window = (b"1" if lo else b"0") + b[lo : end + 1]
-            if window in windows:
-                continue
-            windows.add(window)
-            # The label of an address's or URL's host: the walk below would stop at its `@`,
-            # `/` or `:` (found in C here) close before, so this window never yields.
-            near = i - 64 if i > 64 else 0
-            stop = max(b.rfind(b"@", near, i), b.rfind(b"/", near, i), b.rfind(b":", near, i))
-            if stop >= 0 and _HOST_RUN.fullmatch(b, stop + 1, i) is not None:
-                continue
-            key = b"h:" + window.lower()
+            if not rb:
+                rb = b[::-1]
+            # The host runs back over host bytes, at most 253 of them (bounded, so a long run
+            # of labels is not walked again for each).
+            run = _HOST_RUN.match(rb, n - i, n - i + _HOST_BACK - 1)
+            j = i - (run.end() - (n - i) if run is not None else 0)
+            # Keyed by every byte the outcome depends on (the byte before the host, the host,
+            # the byte after its label): nothing longer hides behind an earlier window.
+            key = b"h:" + (b[j - 1 : end + 1].lower() if j else b"^" + b[: end + 1].lower())
             if key in seen:
                 continue
             seen.add(key)
-            j = i
-            while j > 0 and i - j < 253 and b[j - 1] in _HOSTCH:
-                j -= 1
             if j == i or (j > 0 and b[j - 1] in b"@/\\:"):
                 continue
             raw = b[j:end].lower().strip(b".-")
