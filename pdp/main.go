@@ -128,64 +128,100 @@ func run(args []string) int {
 	return code
 }
 
-// maxInFlight bounds the decisions evaluated at once; the reader waits when they are all busy.
-const maxInFlight = 16
+// workers is how many decisions may be evaluated at once: each worker reads the next frame
+// (one at a time, in order), then decides it on its own goroutine while another worker reads.
+const workers = 8
 
 var decidePrefix = []byte(`{"op":"decide"`)
 
+// server is the request stream: frames are read one at a time under rmu, in seq order.
+type server struct {
+	e       *engine
+	key     []byte
+	in      io.Reader
+	out     io.Writer
+	rmu     sync.Mutex
+	seq     uint64 // the last seq read; under rmu
+	stopped bool   // under rmu
+	wmu     sync.Mutex
+	broken  atomic.Bool
+}
+
 // serve reads requests in order until EOF (the host is gone: 0) or a bad frame (3). Decisions
-// are evaluated on goroutines, several at once, and answered as they finish (each answer
-// carries its request's seq); every other operation is done before the next frame is read,
-// so a decision asked after a write sees it.
+// are evaluated by several workers at once and answered as they finish (each answer carries
+// its request's seq). The worker that read a decision evaluates it itself (no hand-over to
+// another goroutine on the way) while the next worker reads; every other operation is done
+// before the next frame is read, so a decision sent after a write sees it.
 func serve(ctx context.Context, e *engine, key []byte, in io.Reader, out io.Writer) int {
-	var (
-		wmu     sync.Mutex
-		broken  atomic.Bool
-		pending sync.WaitGroup
-	)
-	slots := make(chan struct{}, maxInFlight)
-	send := func(seq uint64, a answer) {
-		body, err := a.encode()
-		if err != nil {
-			a = failure(500, "internal_error", err.Error())
-			body, _ = a.encode()
-		}
-		frame := encodeAnswer(key, seq, a.status, body)
-		wmu.Lock()
-		defer wmu.Unlock()
-		if broken.Load() {
-			return
-		}
-		if _, err := out.Write(frame); err != nil {
-			fmt.Fprintln(os.Stderr, "opafence-pdp: cannot answer:", err)
-			broken.Store(true)
-		}
+	s := &server{e: e, key: key, in: in, out: out}
+	exit := make(chan int, workers)
+	var running sync.WaitGroup
+	for range workers {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			if code, done := s.work(ctx); done {
+				exit <- code
+			}
+		}()
 	}
-	for seq := uint64(1); ; seq++ {
-		payload, err := readFrame(in, key, seq)
-		if errors.Is(err, io.EOF) {
-			pending.Wait()
-			return 0
+	code := <-exit
+	if code == 0 {
+		running.Wait() // the decisions already read are answered
+	}
+	return code
+}
+
+// work serves frames until the stream ends; (exit code, true) when this worker ended it.
+func (s *server) work(ctx context.Context) (int, bool) {
+	for {
+		s.rmu.Lock()
+		if s.stopped {
+			s.rmu.Unlock()
+			return 0, false
 		}
+		s.seq++
+		seq := s.seq
+		payload, err := readFrame(s.in, s.key, seq)
 		if err != nil {
+			s.stopped = true
+			s.rmu.Unlock()
+			if errors.Is(err, io.EOF) {
+				return 0, true
+			}
 			fmt.Fprintln(os.Stderr, "opafence-pdp: refused:", err)
-			return 3
-		}
-		if broken.Load() {
-			return 4
+			return 3, true
 		}
 		if !bytes.HasPrefix(payload, decidePrefix) {
-			send(seq, e.handle(ctx, payload))
-			continue
+			s.send(seq, s.e.handle(ctx, payload))
+			s.rmu.Unlock()
+		} else {
+			s.rmu.Unlock()
+			s.send(seq, s.e.handleDecide(ctx, payload))
 		}
-		slots <- struct{}{}
-		pending.Add(1)
-		go func(seq uint64, payload []byte) {
-			defer func() {
-				<-slots
-				pending.Done()
-			}()
-			send(seq, e.handleDecide(ctx, payload))
-		}(seq, payload)
+		if s.broken.Load() {
+			s.rmu.Lock()
+			s.stopped = true
+			s.rmu.Unlock()
+			return 4, true
+		}
+	}
+}
+
+func (s *server) send(seq uint64, a answer) {
+	body, err := a.encode()
+	if err != nil {
+		a = failure(500, "internal_error", err.Error())
+		body, _ = a.encode()
+	}
+	frame := encodeAnswer(s.key, seq, a.status, body)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.broken.Load() {
+		return
+	}
+	if _, err := s.out.Write(frame); err != nil {
+		fmt.Fprintln(os.Stderr, "opafence-pdp: cannot answer:", err)
+		s.broken.Store(true)
 	}
 }

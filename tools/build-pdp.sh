@@ -17,3 +17,6 @@ CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" \
   go build -trimpath -ldflags="-s -w" -o "$out.tmp" .
 "$out.tmp" version | grep -q '^Version: ' || { echo "opafence-pdp did not build" >&2; exit 1; }
 mv "$out.tmp" "$out"
+# The digests of the sources it was built from: setup.py reuses this binary for a wheel only
+# when they match the sources it builds from.
+(cd "$root/pdp" && ls -- *.go go.mod go.sum | LC_ALL=C sort | xargs sha256sum --) > "$out.sources"

@@ -28,6 +28,13 @@ pytestmark = [pytest.mark.install, pytest.mark.timeout(1800)]
 REPO = Path(__file__).resolve().parents[2]
 MARKER = "<!-- install-commands:"
 HERMES_PIN = "hermes-agent==0.19.0"
+PREBUILT_PDP = REPO / ".tools" / "bin" / "opafence-pdp"
+# A Linux x86-64 wheel carries the PDP when Go or a PDP built from these sources is there.
+PDP_EXPECTED = (
+    sys.platform.startswith("linux")
+    and os.uname().machine == "x86_64"
+    and (shutil.which("go") is not None or PREBUILT_PDP.is_file())
+)
 
 
 def readme_install_commands() -> list[str]:
@@ -108,6 +115,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     home.mkdir()
     venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
     env = _user_env(venv_dir, home)
+    build_env = dict(env)
+    if PREBUILT_PDP.is_file():
+        # The checkout's own opafence-pdp (make setup): setup.py reuses it when it was built from
+        # these sources, instead of building it again with Go (the copy has no .tools).
+        build_env["BUILD_OPAFENCE_PDP_FROM"] = str(PREBUILT_PDP)
     # The person's Hermes, already there before opafence (not a README step).
     subprocess.run(
         [str(venv_dir / "bin" / "python"), "-m", "pip", "install", "-q", HERMES_PIN],
@@ -121,7 +133,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
         proc = subprocess.run(
             ["bash", "-euo", "pipefail", "-c", command],
             cwd=src,
-            env=env,
+            env=build_env if "python -m build" in command else env,
             capture_output=True,
             text=True,
             timeout=900,
@@ -168,6 +180,28 @@ def test_wheel_carries_code_rego_schemas_and_data(installed: Installed) -> None:
     print(f"\nwheel {installed.wheel().name}: {len(names)} files")
 
 
+@pytest.mark.skipif(not PDP_EXPECTED, reason="not Linux x86-64, or neither Go nor a built PDP here")
+def test_wheel_carries_the_pdp_binary_for_its_platform(installed: Installed) -> None:
+    wheel = installed.wheel()
+    assert wheel.name.endswith("-py3-none-linux_x86_64.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as whl:
+        info = whl.getinfo("opafence/bin/opafence-pdp")
+        assert (info.external_attr >> 16) & 0o111, "the PDP is not executable in the wheel"
+    probe = subprocess.run(
+        [
+            str(installed.python),
+            "-c",
+            "from opafence.opa.binary import resolve_pdp; print(resolve_pdp().path)",
+        ],
+        env=installed.env,
+        cwd=installed.home,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(probe.stdout.strip()).is_relative_to(installed.venv / "lib"), probe.stdout
+
+
 def test_sdist_carries_the_rego_too(installed: Installed) -> None:
     sdists = sorted((installed.src / "dist").glob("opafence-*.tar.gz"))
     assert len(sdists) == 1, sdists
@@ -175,6 +209,10 @@ def test_sdist_carries_the_rego_too(installed: Installed) -> None:
         names = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
     for rel in _expected_rego():
         assert f"rego/{rel}" in names, rel
+    # It builds the PDP where Go exists: the sources and the build script, never a binary.
+    for rel in ("pdp/main.go", "pdp/go.mod", "pdp/go.sum", "tools/build-pdp.sh"):
+        assert rel in names, rel
+    assert not any(n.startswith("adapter/opafence/bin/") for n in names)
 
 
 def test_installed_not_editable_and_rego_byte_identical(installed: Installed) -> None:

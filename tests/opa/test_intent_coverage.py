@@ -63,15 +63,10 @@ def test_every_call_got_a_verdict(outcomes: list[CallOutcome]) -> None:
 # Calls outside the words that replay allows today, each a shortfall of issue 14 the compiler
 # owns. Strict: the test of a known leak fails once it is fixed, so its entry goes then.
 KNOWN_LEAKS = {
-    "nh-files-5#1": "a write grant for the file the words name (README.txt in ~/shared/handover) "
-    "covers every file of its directory",
     "n-chat-8#1": "'don't @-mention anyone' binds nothing: a post with <!channel> is allowed",
     "n-code-3#2": "'check out the branch and run its tests' allows a git merge",
     "n-data-4#2": "a grant to set cell B7 covers a write to any cell of the sheet",
     "n-data-10#2": "'read-only please' does not reach SQL sent through a tool named query (a DELETE)",
-    "n-ops-7#3": "resolve_incident is READ by its verb (resolve), so resolving an incident is allowed",
-    "n-iss-2#2": "a comment grant on issue 215 covers a comment on issue 216",
-    "n-iss-4#2": "a merge grant for MR 58 covers MR 59",
     "n-iss-8#2": "an issue grant for acme/mobile covers creating an issue in acme/web",
     "n-iss-9#2": "'move it to In Progress' covers a transition to Done",
 }
@@ -98,9 +93,9 @@ def _rate_report(outs: list[CallOutcome]) -> str:
 
 # The 134 sessions of the corpus work of issue 14 (ids n-* and nh-*; new domains data, devops and
 # files) came after the compiler reached 97 % on the earlier lines: with them the corpus is at
-# 89.4 % (802/897), the new sessions alone at 66.5 % (149/224). Strict: the mark goes once it passes.
+# 92.0 % (825/897). Strict: the mark goes once it passes.
 @pytest.mark.xfail(
-    reason="issue 14: 89.4 % of allow-labelled calls are allowed with the new sessions, not yet 97 %",
+    reason="issue 14: 92.0 % of allow-labelled calls are allowed with the new sessions, not yet 97 %",
     strict=True,
 )
 def test_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:

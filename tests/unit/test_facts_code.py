@@ -936,6 +936,23 @@ def test_environment_sent_over_the_network(code: str, egress: bool) -> None:
             ],
         ),
         ("import subprocess\nsubprocess.run(['rm', 'x'], cwd='/srv/d')", []),
+        (
+            "import pandas as pd\npd.read_csv('a.csv').drop_duplicates().to_csv('a.csv', index=False)",
+            [P("a.csv", ws("a.csv"), "code", "code", "write")],
+        ),
+        (
+            "import pandas as pd\npd.read_excel('o.xlsx').to_excel(excel_writer='/srv/p.xlsx')",
+            [P("/srv/p.xlsx", "/srv/p.xlsx", "code", "code", "write")],
+        ),
+        (
+            "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig('m.png')",
+            [P("m.png", ws("m.png"), "code", "code", "write")],
+        ),
+        (
+            "import numpy as np\nnp.save('/srv/a.npy', [1])",
+            [P("/srv/a.npy", "/srv/a.npy", "code", "code", "write")],
+        ),
+        ("import pandas as pd\nprint(pd.read_csv('a.csv').to_csv())", []),
     ],
     ids=[
         "environment printed",
@@ -949,6 +966,11 @@ def test_environment_sent_over_the_network(code: str, egress: bool) -> None:
         "make_archive",
         "% and format paths",
         "cwd= is not a path",
+        "pandas to_csv writes",
+        "pandas to_excel keyword",
+        "savefig writes",
+        "numpy save writes",
+        "to_csv with no path returns text",
     ],
 )
 def test_file_facts(code: str, want: list[dict[str, Any]]) -> None:

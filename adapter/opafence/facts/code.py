@@ -220,6 +220,41 @@ _REVEALS = frozenset(
         "logging.error",
     }
 )
+# Methods of data libraries that write the file their first argument (or the keyword) names:
+# pandas' to_csv, polars' write_parquet, matplotlib's savefig, numpy's save, PIL's and openpyxl's
+# save. A name the facts cannot read makes the code opaque, like any other dynamic write.
+_DATA_WRITERS: dict[str, tuple[str, ...]] = {
+    "to_csv": ("path_or_buf",),
+    "to_excel": ("excel_writer",),
+    "to_parquet": ("path",),
+    "to_json": ("path_or_buf",),
+    "to_feather": ("path",),
+    "to_pickle": ("path",),
+    "to_html": ("buf",),
+    "to_latex": ("buf",),
+    "to_markdown": ("buf",),
+    "to_string": ("buf",),
+    "to_stata": ("path",),
+    "to_hdf": ("path_or_buf",),
+    "to_orc": ("path",),
+    "to_xml": ("path_or_buffer",),
+    "to_file": ("filename",),
+    "write_csv": ("file",),
+    "write_parquet": ("file",),
+    "write_json": ("file",),
+    "write_ndjson": ("file",),
+    "write_excel": ("workbook",),
+    "write_image": ("file",),
+    "write_html": ("file",),
+    "savefig": ("fname",),
+    "save": ("filename", "fp", "file", "path", "fname"),
+    "savetxt": ("fname",),
+    "savez": ("file",),
+    "savez_compressed": ("file",),
+    "imwrite": ("filename",),
+    "imsave": ("fname",),
+    "tofile": ("fid", "file"),
+}
 _PATH_CTORS = frozenset(
     {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath", "Path"}
 )
@@ -2175,6 +2210,11 @@ class Analyzer:
                 v = self.value(dest)
                 if v is not None and v.text is not None:
                     self.written.append((v.text, None, FETCHED))
+        elif (
+            type(func) is ast.Attribute and func.attr in _DATA_WRITERS and not self._is_path_expr(func.value)
+        ):
+            # df.to_csv("out.csv"), fig.savefig("mau.png"), np.save("a.npy", x)
+            self._path(self._arg(node, 0, *_DATA_WRITERS[func.attr]), "write")
         elif type(func) is ast.Attribute and func.attr in _PATH_METHODS:
             if self._is_path_expr(func.value):
                 op = _PATH_METHODS[func.attr]
@@ -2618,7 +2658,7 @@ K_REVEAL = 1 << 19
 K_NAMESPACE = 1 << 20
 _KINDS: dict[str, int] = {}
 _FILE_NAMES = _OPEN | _DELETE_1 | _WRITE_1 | _READ_1 | _MOVE | _COPY | _LINK | _CHMOD | _ARCHIVES
-_FILE_METHODS = frozenset(_PATH_METHODS) | {"open", "rename", "replace"}
+_FILE_METHODS = frozenset(_PATH_METHODS) | {"open", "rename", "replace"} | frozenset(_DATA_WRITERS)
 
 
 def _kind(name: str) -> int:

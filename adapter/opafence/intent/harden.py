@@ -82,6 +82,8 @@ _SUBJECTS = frozenset(["i", "we", "he", "she", "they"])
 _JOINING = frozenset(["and", "then", "or", "also", "plus", "&", "but"])
 # What falls on a day: a conditional's weekday bounds these (rules.day_bound).
 _DATED_OBJECTS = frozenset(["event", "booking", "room", "seat", "flight", "hotel"])
+# What is named by a number or key ("issue 77", "PR #482", "ENG-311"): refs bound these.
+_NUMBERED_OBJECTS = frozenset(["issue", "pull_request", "comment", "review", "note", "label"])
 
 
 def _not_the_request(toks: tuple[tx.Token, ...], k: int) -> bool:
@@ -219,6 +221,7 @@ def _affirmative_clauses(
                     services=ins.service_words,
                     condition=condition,
                     before=rules.antecedent(ins.analysis, n),
+                    after=rules.following(ins.analysis, n),
                 )
             )
     return out
@@ -301,6 +304,8 @@ def _check_targets(
     out.domains = keep
 
     keep = []
+    # "README.txt in ~/shared/handover": the file in the directory the quote names
+    placed = {v[0] for c in clauses for v in rules.placed_files(c.obj).values()}
     for p in g.paths:
         cpath = canonical(p, host)
         if cpath is None:
@@ -309,7 +314,11 @@ def _check_targets(
         why = refused(p, cpath, host)
         if why:
             _drop(h, g, why, message, f"path {p}")
-        elif p.strip().rstrip("/") not in local.cores and cpath not in local.path_tokens(host):
+        elif (
+            p.strip().rstrip("/") not in local.cores
+            and cpath not in local.path_tokens(host)
+            and p.strip() not in placed
+        ):
             _drop(h, g, "not a whole token of the quoted request", message, f"path {p}")
         elif cpath not in keep:
             keep.append(cpath)
@@ -326,7 +335,9 @@ def _check_targets(
             elif norm not in keep:
                 keep.append(norm)
             continue
-        if not norm or f" {norm} " not in local.command_text:
+        head, _, tail = norm.partition(" ")
+        placed_cmd = head in placed and (not tail or f" {tail} " in local.command_text)
+        if not norm or (f" {norm} " not in local.command_text and not placed_cmd):
             _drop(h, g, "not a literal command in the owner's instruction", message, f"command {cmd}")
         elif norm not in keep:
             keep.append(norm)
@@ -454,14 +465,21 @@ def harden_grant(
                 clauses = [rules._Clause(clause, k, tx.verb_at(clause.tokens, k))]
                 break
     if not clauses:
-        # "Once the deps are in, run the migrations": the step the request waits for
-        for c_, p_, n, (lo, hi) in rules.implied(ins.analysis):
+        # "I'd like a new skill, 'pr-review', ...": a wish for what the agent makes
+        for c_, p_, n, (lo, hi) in rules.wished(ins.analysis):
             if (c_, p_) == (cls, cap) and span[0] <= lo and hi <= span[1]:
+                clause = ins.analysis.clauses[n]
+                clauses = [rules._Clause(clause, 0, "create")]
+                break
+    # "Once the deps are in, run the migrations": the step the request waits for
+    for c_, p_, n, (lo, hi) in rules.implied(ins.analysis):
+        if (c_, p_) == (cls, cap) and span[0] <= lo and hi <= span[1]:
+            step = True
+            if not clauses:
                 clause = ins.analysis.clauses[n]
                 i = ins.analysis.modes[n][1]
                 clauses = [rules._Clause(clause, i, tx.verb_at(clause.tokens, i) or clause.tokens[i].norm)]
-                step = True
-                break
+            break
     if not clauses:
         _drop(
             h,
@@ -485,7 +503,8 @@ def harden_grant(
         verbs, words = required
         span_words = {t.norm for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]}
         span_words |= {t.norm for c in clauses if rules.refers_back(c) for t in c.before}
-        if not any(c.lemma in verbs for c in clauses) and not span_words & words:
+        data = cap == "run_code" and any(rules.data_files(c.obj) for c in clauses)
+        if not any(c.lemma in verbs for c in clauses) and not span_words & words and not data:
             _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
@@ -494,12 +513,13 @@ def harden_grant(
     out.max_amount = None
     out.days = []
     out.refs = []
-    if cls == "FINANCIAL" and all(c.lemma in rules._REFUND_VERBS for c in clauses):
+    refunds = [c for c in clauses if c.lemma in rules._REFUND_VERBS]
+    if cls == "FINANCIAL" and refunds:
         # a refund covers the charges, payments or orders the owner named, when they name any
-        out.refs = list(dict.fromkeys(r for c in clauses for r in rules.named_refs(c.obj)))
+        out.refs = list(dict.fromkeys(r for c in refunds for r in rules.named_refs(c.obj)))
     if under and cls == "FINANCIAL":
-        found = [x for x in (rules.amount_bound(cond) for cond in conditions) if x is not None]
-        out.max_amount = max(found) if found and len(found) == len(conditions) else None
+        amounts = [x for x in (rules.amount_bound(cond) for cond in conditions) if x is not None]
+        out.max_amount = max(amounts) if amounts and len(amounts) == len(conditions) else None
     # A note, a skill, a job: what it writes may use only the words of the owner's quote.
     out.words = quote_words(_sentence_text(ins, clauses)) if cap in WORDED_CAPS else []
     if cap == "run_command":
@@ -536,6 +556,20 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    opens = set(out.operations) <= {"create"} and set(out.objects) <= {"issue", "pull_request"}
+    if cap == "publish" and set(out.objects) & _NUMBERED_OBJECTS and not opens:
+        # "comment on issue 77 ..., then close it": the issues and pull requests named (or those
+        # of what "it" points back to, or of the condition), when the words name any
+        named: list[str] = []
+        for c in clauses:
+            around = (*c.obj, *(c.before if rules.refers_back(c) else ()), *c.condition)
+            found = rules.issue_refs(around)
+            n = ins.analysis.clauses.index(c.clause)
+            if not found and n > 0 and ins.analysis.clauses[n - 1].sentence == c.clause.sentence:
+                # "reopen issue 215 and add the comment ...": the issue of the clause before
+                found = rules.issue_refs(ins.analysis.clauses[n - 1].tokens)
+            named.extend(r for r in found if r not in named)
+        out.refs = named
     if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
         # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named
         per = [rules.day_bound(cond, c.obj) for c, cond in zip(clauses, conditions, strict=True)]
@@ -606,6 +640,9 @@ def _script_forms(cmd: str) -> list[str]:
 WORDED_CAPS = frozenset({"remember", "skill", "schedule", "browse", "commit"})
 
 
+_NAMES_IT = re.compile(r"^\W*(?:please\s+)?(?:call|name)\s+(?:it|the\s+(?:skill|job|reminder))\b", re.I)
+
+
 def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:
     """The owner's whole sentences the quoted clauses stand in ("set a reminder for 3pm: call the
     dentist": the prompt is the clause after the colon)."""
@@ -614,9 +651,11 @@ def _sentence_text(ins: _Instruction, clauses: list[rules._Clause]) -> str:
     if not parts:
         return ""
     end = max(c.end for c in parts)
-    if ins.text[end:].lstrip().startswith(":"):
-        # "Remember this: ...", "remind me at 9: ...": what follows the colon is what to write
-        parts += [c for c in ins.analysis.clauses if c.sentence == max(sents) + 1]
+    nxt = [c for c in ins.analysis.clauses if c.sentence == max(sents) + 1]
+    if ins.text[end:].lstrip().startswith(":") or (nxt and _NAMES_IT.match(nxt[0].text)):
+        # "Remember this: ...", "remind me at 9: ...": what follows the colon is what to write;
+        # "I want a skill for x. Call it sql-review.": the name given next
+        parts += nxt
         end = max(c.end for c in parts)
     tail = re.match(r"[^\n.!?]*(?:[.!?](?=\S)[^\n.!?]*)*", ins.text[end:])
     text = ins.text[min(c.start for c in parts) : end + (tail.end() if tail else 0)]

@@ -7,6 +7,7 @@ capabilities. The tables are data: adding a phrasing is one line."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from opafence.intent.catalogue import lexicon
@@ -41,7 +42,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
-            "package compress zip tar bundle "
+            "package compress zip tar bundle regenerate "
             "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
@@ -50,7 +51,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move update sync"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync abort"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
@@ -84,13 +85,13 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("EXECUTION", "run_code"): frozenset(
         words(
             "compute calculate count parse plot chart graph draw analyze analyse tally average sum work "
-            "use crunch histogram"
+            "use crunch histogram load summarize summarise aggregate"
         )
     ),
     ("LOCAL_WRITE", "run_code"): frozenset(
         words(
             "compute calculate count parse plot chart graph draw analyze analyse tally average sum work "
-            "use crunch histogram"
+            "use crunch histogram load summarize summarise aggregate"
         )
     ),
     ("EXTERNAL_WRITE", "push"): frozenset(["push"]),
@@ -128,10 +129,10 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "open go visit navigate"
         )
     ),
-    ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give")),
+    ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give use")),
     ("MEMORY_WRITE", "remember"): frozenset(
         words(
-            "remember memorize memorise note store save keep add update forget make merke retiens "
+            "remember memorize memorise note store save keep add update forget make jot put merke retiens "
             "recuerda ricorda"
         )
     ),
@@ -174,6 +175,7 @@ EDIT_VERBS = frozenset(
         "fix implement refactor edit update modify change create add rename move rewrite patch append "
         "save generate clean improve convert replace insert restructure reorganize reorganise optimize "
         "optimise tweak adjust correct extend port migrate bump rework tidy simplify copy duplicate clone "
+        "regenerate "
         "ändere ändern speichere speichern korrigiere repariere erstelle corrige corriger modifie "
         "modifier enregistre sauvegarde crée arregla arreglar modifica modificar guarda guardar crea "
         "correggi salva"
@@ -367,11 +369,13 @@ SCHEDULE_WORDS = frozenset(
     )
 )
 # What names a dev server, a migration, a virtualenv, a computation in code (rules.py _family).
-SERVER_WORDS = frozenset(words("server servers devserver dev-server reload hot-reload localhost"))
+SERVER_WORDS = frozenset(
+    words("server servers devserver dev-server reload hot-reload localhost storybook stack")
+)
 SERVER_QUALIFIERS = frozenset(
     words(
         "dev development local localhost reload hot-reload preview rails django flask fastapi vite next "
-        "next.js nuxt hugo jekyll mkdocs webpack uvicorn"
+        "next.js nuxt hugo jekyll mkdocs webpack uvicorn storybook compose docker-compose"
     )
 )
 MIGRATION_WORDS = frozenset(words("migration migrations migrate db:migrate"))
@@ -759,3 +763,50 @@ for _verb in sorted(_all_verbs()):
 def lemma(word: str) -> str:
     """The lemma of an inflected verb form, or "" when the word is not a verb we know."""
     return _LEMMAS.get(word, "")
+
+
+# --- a computation over data (rules.computed): a question or request whose answer takes code -----
+# Verbs that ask for a computation but are not verbs of the lexicon ("dedupe contacts.csv").
+COMPUTE_VERBS_RAW = frozenset(
+    words("dedupe dedup deduplicate join pivot rank sort group load aggregate crunch tabulate")
+)
+# Words that make a request's answer a computation: quantities, rankings, statistics, comparisons
+# of many rows ("how many", "the 10 most requested", "the correlation", "duplicates").
+COMPUTE_WORDS = frozenset(
+    words(
+        "many much highest lowest largest smallest biggest top bottom average averages median total "
+        "totals sum sums correlation correlate correlated duplicates dupes dedupe dedup distinct unique "
+        "frequency frequencies frequent distribution percent percentage percentages ratio ratios growth "
+        "trend trends pivot histogram chart charts plot plots graph graphs stddev deviation variance "
+        "outlier outliers breakdown aggregate rank ranking count counts tally statistics stats quartile "
+        "percentile"
+    )
+)
+# ... and these only in their sense of a ranking or a set: "the 10 most requested" (not "at
+# most 3"), "duplicate photos" (not "it's a duplicate").
+COMPUTE_RANKS = frozenset(words("most least"))
+COMPUTE_SETS = frozenset(words("duplicate"))
+# A plot writes an image: the computation covers writing it in the workspace.
+PLOT_WORDS = frozenset(
+    words("chart charts plot plots graph graphs histogram figure diagram visualization visualisation png svg")
+)
+# Programs that run code the user may name for it ("Pandas is fine", "run it in Python").
+CODE_RUNTIMES = frozenset(
+    words("python python3 pandas numpy matplotlib polars scipy jupyter ipython execute_code")
+)
+# Verbs of analysis: with a data file named they ask for code ("summarise survey.xlsx").
+DATA_VERBS = frozenset(
+    words(
+        "summarize summarise analyze analyse load convert parse process compute calculate count tally "
+        "merge compare plot chart graph"
+    )
+)
+# Words before a runtime that name it as the means ("run it in Python", "check it with pandas").
+RUNTIME_MEANS = frozenset(words("with in using via through use"))
+# Verbs that install what they name ("install numpy and pandas"): never a computation.
+INSTALL_VERBS = frozenset(words("install reinstall uninstall upgrade"))
+# A set of files the request acts on one by one ("every .json file", "all the .jpeg files").
+EACH_WORDS = frozenset(words("all every each"))
+DATA_FILE = re.compile(
+    r"^[\w./~-]*\.(?:csv|tsv|xlsx|xls|ods|parquet|feather|json|jsonl|ndjson|log|sqlite|sqlite3|db)$", re.I
+)

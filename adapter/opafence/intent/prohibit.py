@@ -38,6 +38,13 @@ _POSITIVE_IDIOMS = re.compile(
     r"\b(?:please )?do not reply to this (?:e-?mail|message|notification)\b|"
     r"\bno-?reply\b|\bdo not hesitate\b|\bcan'?t wait\b"
 )
+# "Remember that the billing replica is read-only": a fact to keep, not how the task may act.
+_DICTATED = re.compile(
+    r"^\W*(?:please\s+)?(?:remember|note|keep\s+in\s+mind|do\s*n[o']?t\s+forget|never\s+forget|fyi|"
+    r"for\s+the\s+record|save\s+(?:this|that)\s+to\s+(?:your\s+)?memory)\b[^.!?]*?\bthat\b"
+)
+# (Files as the object of a change ("don't modify any files", "without touching the file system"):
+# a prohibition of file changes (LOCAL_WRITE, DELETE), read from the negated verb, not read-only.)
 _READ_ONLY = re.compile(
     r"(?:^|\b(?:be|stay|keep(?: it| this| everything)?|work|operate|remain|strictly|just|only|"
     r"purely|mode|in|go|this|task|please)[\s:]+)read[- ]?only\b|"
@@ -50,11 +57,21 @@ _READ_ONLY = re.compile(
     r"\bonly (?:read|reading|look|looking)\b(?!\s+(?:the|a|an|at|it|this|that|my)\b[^.]*\b(?:and|then)\b)|"
     r"\blook,? but (?:do ?n[o']?t|never) touch\b|"
     r"\b(?:do ?n[o']?t|do not|never|without|not) (?:change|modify|touch|edit|alter|write|changing|modifying|"
-    r"touching|editing|altering|writing) (?:anything|any ?thing|a thing|any files?|the file ?system|"
-    r"files|nothing)\b(?!\s+(?:outside|beyond|except|other|but|else|besides|in|under|inside))|"
+    r"touching|editing|altering|writing) (?:anything|any ?thing|a thing|nothing)\b"
+    r"(?!\s+(?:outside|beyond|except|other|but|else|besides|in|under|inside))|"
     r"\b(?:make|making) no (?:changes|modifications|edits)\b|\bno (?:changes|modifications|edits|writes)\b"
-    r"(?!\s+(?:to|in|on|of)\b)|\bdry[- ]run\b|\bhands[- ]off\b|\bnur lesen\b|\blecture seule\b|"
+    r"(?!\s+(?:to|in|on|of)\b)|\bhands[- ]off\b|\bnur lesen\b|\blecture seule\b|"
     r"\bs[oó]lo lectura\b|\bsolo lettura\b|\bnichts (?:ändern|anfassen)\b"
+)
+# "Do a dry run of the migration", "dry-run only": the task is to look at what would change. Not
+# a dry run that comes before the real thing ("renew it, doing a dry run first", "dry-run it
+# before you apply"): that orders two steps and forbids neither.
+_DRY_RUN = re.compile(r"\bdry[- ]?run(?:s|ning)?\b")
+_DRY_RUN_FIRST = re.compile(
+    r"\bdry[- ]?run(?:s|ning)?\b(?:\s+(?:it|them|this|that|everything|the\s+\w+|of\s+(?:it|the\s+\w+)))?"
+    r"\s+(?:first|beforehand|before(?:\s+(?:you|we|i|the|doing|running|applying|actually))?\b)|"
+    r"\b(?:after|following|start\s+with|starting\s+with|begin\s+with|beginning\s+with|once)\s+"
+    r"(?:an?\s+|the\s+)?(?:quick\s+|successful\s+|clean\s+)?dry[- ]?run"
 )
 _EGRESS = re.compile(
     r"\bnothing (?:\w+ ){0,2}(?:leaves?|leaving|left|goes out|gets out|exits?|escapes?)\b|"
@@ -395,7 +412,9 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
     ):
         return
 
-    if _READ_ONLY.search(low):
+    if (_READ_ONLY.search(low) and not _DICTATED.match(low)) or (
+        _DRY_RUN.search(low) and not _DRY_RUN_FIRST.search(low)
+    ):
         if not reading.read_only:
             reading.read_only = True
             reading.read_only_evidence = clause.text
@@ -414,8 +433,16 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
         return
 
     alone = _lower(sentence).strip(" .!") == low.strip(" .!")
-    if _BARE_STOP.match(low.strip()) and (
-        alone or not re.match(r"^(?:wait|pause|hold on|hold it)\b", low.strip())
+    # "If the rebase onto main conflicts, abort it": "it" is the operation the condition names,
+    # not everything the agent does
+    aborts_named = bool(
+        re.match(r"^\W*(?:if|when|whenever|once|unless|should)\b", _lower(sentence))
+        and re.search(r"\b(?:it|that)\b", low)
+    )
+    if (
+        _BARE_STOP.match(low.strip())
+        and (alone or not re.match(r"^(?:wait|pause|hold on|hold it)\b", low.strip()))
+        and not aborts_named
     ):
         _add(
             reading,

@@ -80,6 +80,8 @@ class _Clause:
     # The clause before it in the same sentence: what a pronoun object ("find a free room and
     # reserve it") stands for.
     before: tuple[tx.Token, ...] = ()
+    # The sentence after the colon that ends this clause ("update my profile: my new email is x").
+    after: tuple[tx.Token, ...] = ()
 
     @property
     def toks(self) -> tuple[tx.Token, ...]:
@@ -108,7 +110,9 @@ _POINTERS = frozenset(["it", "them", "that", "this", "those", "these", "one"])
 def refers_back(c: _Clause) -> bool:
     """Does the object point back to the clause before ("it", "that branch", "the same one")?"""
     toks = [t for t in c.obj if not t.literal]
-    return bool(c.before) and any(t.norm in _POINTERS for t in toks[:3])
+    # "read me the title of the page (use the console)": a parenthesis says how to do the one before
+    aside = bool(c.toks) and c.toks[0].raw.startswith("(")
+    return bool(c.before) and (aside or any(t.norm in _POINTERS for t in toks[:3]))
 
 
 def _is_question(sent: list[tx.Token]) -> bool:
@@ -169,6 +173,13 @@ def mode_of(sent: list[tx.Token], clause: tx.Clause, consequent: bool = False) -
     i = tx.skip_fillers(toks, 0)
     if i >= len(toks):
         return "no verb", -1
+    if (
+        i + 2 < len(toks)
+        and tx.is_negation(toks[i].norm)
+        and toks[i + 1].norm == "forget"
+        and (toks[i + 2].norm == "that" or toks[i + 1].trail.startswith(":"))
+    ):
+        return "request", i + 1  # "don't forget that I'm allergic to peanuts": a note to keep
     first = toks[i].norm
     if first in lx.QUESTION_STARTS:
         return "question", -1
@@ -249,8 +260,9 @@ def _replied_to(c: _Clause, k: int) -> bool:
     j = _governor(c.toks, k, c.i)
     if j < 0 or c.toks[j].norm != "from":
         return False
-    before = c.toks[j - 1].norm if j - 1 > c.i else ""
-    return not (before in lx.RECIPIENT_BLOCKERS or tx.is_negation(before) or before == "but")
+    # "answer the questions but not the one from eve@x.com": an exclusion, not the sender replied to
+    near = [c.toks[x].norm for x in range(max(c.i + 1, j - 4), j)]
+    return not any(w in lx.RECIPIENT_BLOCKERS or tx.is_negation(w) or w == "but" for w in near)
 
 
 _REPLIES = frozenset(words("reply respond answer"))
@@ -260,7 +272,9 @@ def _recipients(c: _Clause) -> list[str]:
     """Recipient tokens that are the object of the send verb: not a sender, not excluded. A review
     is asked of someone ("request a review from @ann"): there "from" names the reviewer; a reply
     that names no one else goes to the sender named ("reply to the email from bob@x.com")."""
-    out: list[str] = []
+    out: list[str] = [
+        t.norm for t in _place(c) if not t.literal and (tx.CHANNEL.match(t.norm) or tx.HANDLE.match(t.norm))
+    ]  # "In #release-train, reply to the thread ..."
     senders: list[str] = []
     asks = c.lemma == "request"
     replies = c.lemma in _REPLIES or (
@@ -287,10 +301,26 @@ def _recipients(c: _Clause) -> list[str]:
             name = _channel_name(c.toks, k, c.i)
             if name and name not in out and not _excluded(c.toks, k, c.i):
                 out.append(name)
+    if not out and c.lemma in _UPDATES_WITH_VALUES:
+        # "Update my United profile: my new email for notifications is mo@fastmail.com"
+        out = [t.core.lower() for t in c.after if not t.literal and not t.possessive and tx.is_email(t.core)]
     if not out and not senders and c.condition and _pronoun_object(c):
         # "if ann@x.com replies, forward it to her": the person the condition names
         senders = [r for r in _condition_people(c.condition) if r not in senders]
+    if (
+        not out
+        and not senders
+        and c.lemma in _IN_PLACE
+        and c.before
+        and (any(t.norm == "there" for t in c.obj) or refers_back(c))
+    ):
+        # "post the link in #oncall and pin it there": the channel of the clause before
+        senders = [t.norm for t in c.before if not t.literal and tx.CHANNEL.match(t.norm)]
     return out or senders
+
+
+_IN_PLACE = frozenset(words("pin unpin react post put leave drop add"))
+_UPDATES_WITH_VALUES = frozenset(words("update change set switch edit modify"))
 
 
 _PERSON_PRONOUNS = frozenset(words("him her them"))
@@ -406,7 +436,38 @@ def _ref_name(obj: tuple[tx.Token, ...], k: int) -> bool:
     return bool((before and before[-1] in lx.REF_WORDS) or after in lx.REF_WORDS)
 
 
+_IN_DIR = frozenset(words("in inside under within into"))
+
+
+def placed_files(obj: tuple[tx.Token, ...]) -> dict[int, tuple[str, int]]:
+    """ "README.txt in ~/shared/handover", "generate_fixtures.py in the tests folder": a file
+    named by its bare name and the directory it is in -> {index of the file: (dir/file, index of
+    the directory's token)}. The directory alone is no target then."""
+    out: dict[int, tuple[str, int]] = {}
+    for k, t in enumerate(obj):
+        core = t.core.rstrip(".,;:")
+        if t.literal or "/" in core or not tx.is_path_like(core) or core.startswith((".", "~")):
+            continue
+        j = k + 1
+        if j >= len(obj) or obj[j].literal or obj[j].norm not in _IN_DIR or t.trail:
+            continue
+        j += 1
+        while j < len(obj) and not obj[j].literal and obj[j].norm in ("the", "my", "our", "this", "that"):
+            j += 1
+        if j >= len(obj) or obj[j].literal:
+            continue
+        d = obj[j].core.rstrip(".,;:")
+        nxt = obj[j + 1].norm if j + 1 < len(obj) and not obj[j + 1].literal else ""
+        if ("/" in d or d.startswith("~")) and tx.is_path_like(d) and "*" not in d:
+            out[k] = (f"{d.rstrip('/')}/{core}", j)
+        elif re.match(r"^[\w.-]+$", d) and nxt in lx.FOLDER_WORDS and d.lower() not in lx.GENERIC_OBJECTS:
+            out[k] = (f"{d}/{core}", j)
+    return out
+
+
 def _paths(obj: tuple[tx.Token, ...]) -> list[str]:
+    placed = placed_files(obj)
+    dirs = {j for _, j in placed.values()}
     out: list[str] = []
     blocked = False
     for k, t in enumerate(obj):
@@ -416,7 +477,11 @@ def _paths(obj: tuple[tx.Token, ...]) -> list[str]:
         if blocked:
             continue
         core = t.core.rstrip(".,;:")
-        if tx.is_path_like(core) and not _ref_name(obj, k) and not _extension(obj, k):
+        if k in placed:
+            out.append(placed[k][0])
+        elif k in dirs or (k > 0 and k - 1 in dirs and t.norm in lx.FOLDER_WORDS):
+            continue
+        elif tx.is_path_like(core) and not _ref_name(obj, k) and not _extension(obj, k):
             out.append(core)
         elif not t.literal and t.norm in lx.FOLDER_WORDS:
             for nb in (obj[k - 1] if k > 0 else None, obj[k + 1] if k + 1 < len(obj) else None):
@@ -756,6 +821,9 @@ def _run(c: _Clause) -> list[DraftGrant] | str:
                 parts.append(t.core)
                 if t.trail and t.trail[0] in ",;":
                     break
+            placed = placed_files(obj)
+            if parts and script_head and start in placed:
+                parts[0] = placed[start][0]  # "run generate_fixtures.py in the tests folder"
             runner = _runner_capability({p.lower() for p in parts})
             if runner and head.norm in lx.COMMAND_STARTS and len(parts) <= 2:
                 return [_grant(c, "EXECUTION", runner)]
@@ -843,6 +911,15 @@ def _after_pull(toks: tuple[tx.Token, ...]) -> bool:
     )
 
 
+# "load sales.csv and tell me ...", "summarise survey.xlsx": a data file read takes code.
+_DATA_VERBS = frozenset(words("load summarize summarise analyze analyse aggregate crunch"))
+_DATA_FILE = re.compile(r"^[\w./~-]+\.(?:csv|tsv|xlsx|xls|parquet|feather|jsonl|ndjson|sqlite|db|ods)$", re.I)
+
+
+def data_files(toks: tuple[tx.Token, ...]) -> list[str]:
+    return [t.core for t in toks if not t.literal and _DATA_FILE.match(t.core)]
+
+
 def _code_grants(c: _Clause) -> list[DraftGrant]:
     """A computation, parse or plot in execute_code: its code and the files it writes in the
     workspace (Rego covers only code that runs no command, opens no connection, evaluates no
@@ -869,7 +946,8 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
     if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
         return [_grant(c, "EXECUTION", "schedule")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
-        ws & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job"}
+        (ws if lem in ("pause", "resume") and not ws & {"called", "named"} else cw)
+        & {"reminder", "reminders", "timer", "alarm", "cron", "cronjob", "job", "jobs"}
         or (lem in ("ping", "notify", "message") and obj and obj[0].norm == "me" and ws & lx.SCHEDULE_WORDS)
     ):
         return [_grant(c, "EXECUTION", "schedule")]
@@ -917,6 +995,8 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
                 if not t.literal
                 and re.match(r"^[A-Za-z0-9][A-Za-z0-9._/-]*[/-][A-Za-z0-9._/-]+$", t.core.strip(",.;:()"))
             ]
+            # a name that starts a sentence carries a capital the branch may not have
+            refs += [r[0].lower() + r[1:] for r in refs if r[:1].isupper()]
         if refs:
             cmds = [f"git branch {flag} {r}" for r in refs for flag in ("-d", "--delete")]
             files = [p for p in _paths(obj) if p not in refs]
@@ -963,6 +1043,34 @@ def named_refs(obj: tuple[tx.Token, ...]) -> list[str]:
     return out
 
 
+_ISSUE_NOUNS = frozenset(
+    words("issue issues ticket tickets pr prs mr mrs bug bugs request requests number no story card")
+)
+_ISSUE_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{1,9}-[0-9]+$")
+
+
+def issue_refs(toks: tuple[tx.Token, ...]) -> list[str]:
+    """The issues and pull requests the words name: "issue 77", "PR #482", "ENG-311"."""
+    out: list[str] = []
+    for k, t in enumerate(toks):
+        if t.literal:
+            continue
+        core = (t.core[:-2] if t.possessive else t.core).strip(",.;:()")
+        prev = toks[k - 1].norm if k > 0 else ""
+        if _ISSUE_KEY.match(core) and not re.match(r"^(?:utf|iso|sha|md|rfc|pep|cve)-", core, re.I):
+            ref = core.lower()
+        elif re.match(r"^[#!][0-9]+$", core) or (re.match(r"^[0-9]+$", core) and prev in _ISSUE_NOUNS):
+            ref = core.lstrip("#!")  # "#482", GitLab's "!58"
+        else:
+            continue
+        if ref not in out:
+            out.append(ref)
+    return out
+
+
+_SOURCE_WORDS = frozenset(words("from using out"))
+
+
 def grants_for(c: _Clause) -> list[DraftGrant] | str:
     """The grants one imperative clause asks for, or why it asks for none."""
     lem, words, obj = c.lemma, c.words, c.obj
@@ -996,9 +1104,12 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         or (lem == "note" and not _paths(obj) and first not in ("the", "down", "it", "this"))
         or (lem == "note" and (first == "that" or words & {"memory", "memories"}))
         or (lem == "make" and "note" in words and words & {"memory", "memories"})
-        or (lem == "forget" and first == "that")
+        or (lem == "forget" and first in ("that", "what", "everything"))
         or (lem == "keep" and "mind" in words)
-        or (lem in ("save", "store", "add", "update", "write") and words & {"memory", "memories"})
+        or (
+            lem in ("save", "store", "add", "update", "write", "jot", "put")
+            and words & {"memory", "memories"}
+        )
     ):
         if lem == "remember" and first == "to":
             return "a reminder of what to do, not something to store"
@@ -1172,8 +1283,12 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=not paths)]
     if lem == "make":
+        # "make a chart from mau.csv": what it is made from is read, not written
+        made = _paths(obj[: next((k for k, t in enumerate(obj) if t.norm in _SOURCE_WORDS), len(obj))])
+        if made:
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=made)]
         if _paths(obj):
-            return [_grant(c, "LOCAL_WRITE", "edit", paths=_paths(obj))]
+            return "'make' from a file writes none it names"
         if words & (lx.CODE_OBJECTS | {"pass", "passes", "work", "works", "changes", "change", "green"}):
             return _edit(c)
         return "'make' without a file or code object"
@@ -1403,6 +1518,18 @@ _PREREQUISITES: tuple[tuple[re.Pattern[str], str, str], ...] = (
         "EXECUTION",
         "run_tests",
     ),
+    (
+        # "After pulling, migrate the db"; "if the rebase onto main conflicts, abort it"; "move x to
+        # y, keeping git history": the git step the request goes with
+        re.compile(
+            r"\b(?:after|once)\s+(?:you(?:'ve|\s+have)?\s+)?(?:git\s+)?pull(?:ing|ed)?\b"
+            r"|\b(?:if|once|when|after)\s+the\s+(?:rebase|merge|cherry-pick)\b"
+            r"|\b(?:keep(?:ing)?|preserv(?:e|ing)|with)\s+(?:the\s+|its\s+)?git\s+history\b",
+            re.I,
+        ),
+        "LOCAL_WRITE",
+        "commit",
+    ),
 )
 
 
@@ -1413,7 +1540,10 @@ _RECURRENCE = re.compile(
     r"^\W*(?:(?:every|each)\s+(?:other\s+|single\s+)?(?:\d+\s+|few\s+|couple\s+of\s+)?"
     r"(?:minutes?|mins?|hours?|days?|weeks?|months?|years?|weekdays?|weekends?|mornings?|evenings?|nights?|"
     r"afternoons?|workdays?|business\s+days?|quarters?|" + _DAYS_RX + r")"
-    r"|(?:daily|weekly|hourly|nightly|monthly|fortnightly)\b|on\s+" + _DAYS_RX + r"\s+at\b)",
+    r"|(?:daily|weekly|hourly|nightly|monthly|fortnightly)\b|on\s+" + _DAYS_RX + r"\s+at\b"
+    r"|(?:tonight|tomorrow|today|this\s+(?:morning|afternoon|evening))(?:\s+(?:morning|afternoon|evening|night))?"
+    r"\s+at\s+[0-9]"
+    r"|(?:in|within)\s+[0-9]+\s+(?:minutes?|mins?|hours?|days?)\b.*\bhave\s+an?\s+(?:cron\s*)?job\b)",
     re.I,
 )
 
@@ -1444,6 +1574,34 @@ def scheduled(a: Analysis) -> list[tuple[int, int, tuple[int, int]]]:
     return out
 
 
+# "I'd like a new skill, 'pr-review', that ...", "I want a reminder at 5": a wish for a thing the
+# agent makes asks for it, like "create a skill".
+_WISH = re.compile(
+    r"^\W*(?:(?:so\s+)?i'?d\s+(?:like|love)|i\s+would\s+(?:like|love)|i\s+want|i\s+need|we\s+need|we\s+want|"
+    r"(?:could|can)\s+i\s+(?:get|have))\s+(?:a|an|one)\s+(?:new\s+|little\s+|quick\s+|small\s+)?"
+    r"(?P<what>skill|reminder|cron\s*job|timer|alarm)\b",
+    re.I,
+)
+_WISHED = {"skill": ("MEMORY_WRITE", "skill")}
+
+
+def wished(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, clause, span) for each sentence that wishes for a skill or a reminder."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    seen: set[int] = set()
+    for n, c in enumerate(a.clauses):
+        if c.sentence in seen:
+            continue
+        seen.add(c.sentence)
+        m = _WISH.match(c.text)
+        if m is None:
+            continue
+        cls_, cap = _WISHED.get(m.group("what").lower(), ("EXECUTION", "schedule"))
+        parts = [x for x in a.clauses if x.sentence == c.sentence]
+        out.append((cls_, cap, n, (parts[0].start, parts[-1].end)))
+    return out
+
+
 def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
     """(class, capability, request clause, span) for each step a request of the same sentence waits
     for ("once the deps are in, run the migrations" -> EXECUTION/install): the span runs from the
@@ -1460,6 +1618,76 @@ def implied(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
             n = min(reqs, key=lambda r: abs(a.clauses[r].start - m.start()))
             c = a.clauses[n]
             out.append((cls, cap, n, (min(m.start(), c.start), max(m.end(), c.end))))
+    return out + computed(a)
+
+
+_FILE_NOUNS = frozenset(words("file files photos images pictures documents rows records lines entries"))
+
+
+def _file_token(t: tx.Token) -> bool:
+    core = t.core.strip(",.;:()?!")
+    return bool(lx.DATA_FILE.match(core) or re.match(r"^\*?\.[a-z0-9]{2,5}$", core, re.I))
+
+
+def _ask_verb(a: Analysis, n: int) -> str:
+    toks = a.clauses[n].tokens
+    if a.modes[n][0] == "request":
+        return tx.verb_at(toks, a.modes[n][1])
+    k = tx.skip_fillers(toks, 0)
+    return toks[k].norm if k < len(toks) and not toks[k].literal else ""
+
+
+def computed(a: Analysis) -> list[tuple[str, str, int, tuple[int, int]]]:
+    """(class, capability, clause, span) for each sentence that asks for an answer or a result only
+    code gives (issue 14: a computation, a parse or a plot): a question or a request about a data
+    file ("what's the correlation ... in marketing.csv?"), a quantity or ranking ("tell me how many
+    fall on a Monday", "find duplicate photos"), a set of files handled one by one ("rename all the
+    .jpeg files"), or code named for it ("run it in Python"). EXECUTION/run_code covers only code
+    whose facts show no command, network, eval, tool call or write outside the workspace; what it
+    writes needs a write grant of its own, but a plot's image goes in the workspace."""
+    out: list[tuple[str, str, int, tuple[int, int]]] = []
+    for sent in sorted({c.sentence for c in a.clauses}):
+        ns = [n for n, c in enumerate(a.clauses) if c.sentence == sent]
+        asks = [
+            n
+            for n in ns
+            if a.modes[n][0] in ("request", "question")
+            or (a.modes[n][0] == "no verb" and _ask_verb(a, n) in lx.COMPUTE_VERBS_RAW)
+        ]
+        if not asks:
+            continue
+        toks = [t for n in ns for t in a.clauses[n].tokens if not t.literal]
+        ws = {t.norm for t in toks}
+        verbs = {_ask_verb(a, n) for n in asks}
+        files = any(_file_token(t) for t in toks)
+        # "rename all the .jpeg files", "convert every .json file": one by one, in code (not a
+        # deletion: "delete every file in /tmp/cache" is the delete grant's)
+        each = (
+            bool(ws & lx.EACH_WORDS)
+            and (files or bool(ws & _FILE_NOUNS))
+            and bool(verbs & (lx.EDIT_VERBS | lx.DATA_VERBS | lx.COMPUTE_VERBS_RAW))
+        )
+        # a data file alone asks for code in a question or with a verb of analysis ("summarise
+        # survey.xlsx", "convert every .json file"), not in "read notes.json"
+        analysed = files and (
+            any(a.modes[n][0] == "question" for n in asks)
+            or bool(verbs & (lx.DATA_VERBS | lx.COMPUTE_VERBS_RAW))
+        )
+        quantity = bool(ws & lx.COMPUTE_WORDS) or any(
+            (t.norm in lx.COMPUTE_RANKS and k > 0 and toks[k - 1].norm != "at")
+            or (t.norm in lx.COMPUTE_SETS and k + 1 < len(toks) and toks[k + 1].norm.endswith("s"))
+            for k, t in enumerate(toks)
+        )
+        runtime = any(
+            t.norm in lx.CODE_RUNTIMES and k > 0 and toks[k - 1].norm in lx.RUNTIME_MEANS
+            for k, t in enumerate(toks)
+        )
+        if verbs & lx.INSTALL_VERBS or not (quantity or runtime or each or analysed):
+            continue
+        span = (a.clauses[ns[0]].start, a.clauses[ns[-1]].end)
+        out.append(("EXECUTION", "run_code", asks[0], span))
+        if ws & lx.PLOT_WORDS:
+            out.append(("LOCAL_WRITE", "run_code", asks[0], span))
     return out
 
 
@@ -1536,6 +1764,14 @@ def _copies_someone(toks: tuple[tx.Token, ...], verb: int) -> bool:
     return k < len(toks) and not toks[k].literal and tx.is_recipient(toks[k].core)
 
 
+def following(a: Analysis, n: int) -> tuple[tx.Token, ...]:
+    """The sentence after the colon that ends clause n, or ()."""
+    c = a.clauses[n]
+    if not a.text[c.end :].lstrip().startswith(":"):
+        return ()
+    return tuple(t for x in a.clauses if x.sentence == c.sentence + 1 for t in x.tokens)
+
+
 def antecedent(a: Analysis, n: int) -> tuple[tx.Token, ...]:
     """The clause before clause n (in its sentence or the one before): what a pronoun object of
     clause n ("start it", "reserve it", "remove that branch") stands for."""
@@ -1582,7 +1818,9 @@ def compile_rules(
         if lem == "copy" and _copies_someone(toks_c, verb):
             lem = "cc"  # "... and copy in anouk@vandam.nl": a cc of the send before it
         before = antecedent(a, n)
-        request = _Clause(clause, verb, lem, tool, service_words, a.conditions.get(n, ()), before)
+        request = _Clause(
+            clause, verb, lem, tool, service_words, a.conditions.get(n, ()), before, following(a, n)
+        )
         found = grants_for(request)
         if not isinstance(found, str) and n in a.conditional:
             lo, hi = a.condition_spans.get(n, (clause.start, clause.end))
@@ -1637,11 +1875,15 @@ def compile_rules(
                 instruction[lo:hi], "grant", "EXECUTION/schedule: a job at the time the sentence starts with"
             )
         )
-    for cls_, cap, _n, (lo, hi) in implied(a):
+    for cls_, cap, req_n, (lo, hi) in [*wished(a), *implied(a)]:
         if any(g.class_ == cls_ and g.capability == cap for g in grants):
             continue
-        g = DraftGrant.model_validate({"class": cls_, "capability": cap, "evidence": instruction[lo:hi]})
-        grants.append(g)
+        fields: dict[str, object] = {"class": cls_, "capability": cap, "evidence": instruction[lo:hi]}
+        if cap == "commit":
+            # "move x to y, keeping git history": the git step acts on the request's own paths
+            req = a.clauses[req_n]
+            fields["paths"] = _paths(req.tokens[a.modes[req_n][1] + 1 :])
+        grants.append(DraftGrant.model_validate(fields))
         notes.append(Note(instruction[lo:hi], "grant", f"{cls_}/{cap}: the step the request waits for"))
     bounds = _bounds(cls, notes)
     purpose = tx.normalize_space(purpose or (instruction.split("\n", 1)[0] if instruction else ""))[:160]

@@ -91,7 +91,8 @@ VERBS: dict[tuple[str, str], frozenset[str]] = {
     | _ISSUE_UPDATE
     | frozenset(
         words(
-            "cancel invite react leave request resolve drop post write close approve release comment reopen"
+            "cancel invite react leave request resolve drop post write close approve release comment "
+            "reopen pin unpin"
         )
     ),
     ("COMMUNICATION", "send"): _SEND_LIKE
@@ -136,7 +137,12 @@ def reading(c: _Clause) -> Reading | None:
     lem, ws, obj = c.lemma, c.words, c.obj
     first = obj[0].norm if obj else ""
     named = _named(c)
-    issue = bool(ws & ISSUE_WORDS) or _issue_ref(c)
+    # "comment on issue 77, then close it", "if ENG-502 is unassigned, assign it to @noor": what
+    # the object points back to, or what the condition names
+    around = {t.norm for t in c.condition if not t.literal}
+    if rules.refers_back(c):
+        around |= {t.norm for t in c.before if not t.literal}
+    issue = bool((ws | around) & ISSUE_WORDS) or _issue_ref(c) or any(_ISSUE_KEY.match(w) for w in around)
     files = [p for p in rules._paths(obj) if not (issue and _REPO.match(p) and "." not in p.split("/")[-1])]
     if files and not named:
         return None  # a file: the file rules decide ("acme/web" beside an issue is a repository)
@@ -194,6 +200,8 @@ def reading(c: _Clause) -> Reading | None:
     if lem == "grab" and ws & BOOKING_WORDS:
         return Reading("publish", ["create"], ["event", "booking"])
     # chat
+    if lem in ("pin", "unpin"):
+        return Reading("publish", ["update"], ["message"])  # "pin it there"
     if lem == "react" or (lem in ("add", "leave", "put", "drop", "give", "send") and ws & _REACTIONS):
         # "add a :tada: reaction to the release announcement", "leave a thumbs up on it"
         return Reading("publish", ["create"], ["reaction"])
@@ -222,6 +230,10 @@ def reading(c: _Clause) -> Reading | None:
         )
     if lem in ("close", "resolve") and issue and ws & {"note", "comment", "message"}:
         return Reading("publish", ["close", "create"], ["issue", "comment"])
+    if lem in ("close", "resolve", "reopen") and issue and rules.refers_back(c):
+        # "comment on issue 77 ..., then close it"
+        kinds = [o for o in rules.objects_of(c.before, lem) if o in ("issue", "pull_request")] or ["issue"]
+        return Reading("publish", ["reopen" if lem == "reopen" else "close"], kinds)
     # documents
     new_doc = {"document", "page", "spreadsheet"} & set(objects)
     appends = (lem in ("append", "paste", "jot") and (docs or named)) or (

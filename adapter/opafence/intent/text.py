@@ -21,6 +21,7 @@ _ABBREV = frozenset({"e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "ms.", "dr.",
 _CONNECTIVES = frozenset(
     words("and then but also plus & afterwards so und dann aber et puis mais y luego pero e poi ma")
 )
+_EMOJI = re.compile(r"^(:[a-z0-9_+-]{1,40}:)[,.;!?]*$")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "`"})
 EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
 URL = re.compile(r"^(?:https?|ftp|wss?)://[^\s/$.?#][^\s]*$", re.IGNORECASE)
@@ -83,6 +84,13 @@ def tokenize(text: str) -> list[Token]:
         if raw.startswith("`") and raw.endswith("`") and len(raw) > 2:
             core = raw[1:-1].strip()
             out.append(Token(raw, m.start(), m.end(), core, core.lower(), True, ""))
+            continue
+        emoji = _EMOJI.match(raw)
+        if emoji:  # ":tada:" is one word (its colons end no sentence)
+            core = emoji.group(1)
+            out.append(
+                Token(raw, m.start(), m.start() + len(core), core, core.lower(), False, raw[len(core) :])
+            )
             continue
         lead = 0
         while lead < len(raw) and raw[lead] in _LEAD:
@@ -158,6 +166,7 @@ for _phrase in lx.FILLERS:  # longest first, kept per first word
 
 _PLACE_PREPOSITIONS = frozenset(words("on in at via using through inside within"))
 _PLACE_FILLERS = frozenset(words("the my our your a an"))
+_BRANDS = frozenset(words("google microsoft ms apple zoho"))
 
 
 def place_phrase(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
@@ -174,10 +183,16 @@ def place_phrase(tokens: tuple[Token, ...] | list[Token], i: int = 0) -> int:
         if t.literal:
             return 0
         norm = t.norm[:-2] if t.possessive else t.norm
-        if is_url(t.core) or is_domain(t.core) or norm in lx.SERVICES:
+        if (
+            is_url(t.core)
+            or is_domain(t.core)
+            or norm in lx.SERVICES
+            or norm in _BRANDS
+            or CHANNEL.match(norm)
+        ):
             named = True
-        elif norm not in _PLACE_FILLERS and norm not in lx.SERVICE_NOUNS:
-            return 0
+        elif norm not in _PLACE_FILLERS and norm not in lx.SERVICE_NOUNS and t.core != "\u2026":
+            return 0  # (a quoted name, set aside as data, is "…": "in the 'Budget 2027' sheet")
         if not named:
             continue
         if t.trail.startswith(","):

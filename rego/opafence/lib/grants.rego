@@ -607,13 +607,16 @@ days_ok(g, ctx) if {
 ref_keys := {
 	"charge", "charge_id", "payment", "payment_id", "payment_intent", "payment_intent_id", "transaction",
 	"transaction_id", "capture", "capture_id", "invoice", "invoice_id", "order", "order_id", "sale_id",
+	"issue_number", "pull_number", "pr_number", "pull_request_number", "issue_id", "issue_key", "iid",
+	"merge_request_iid", "ticket_id",
 }
 
 # METADATA
 # title: refs_ok
 # description: |
-#   A grant with refs ("refund charge ch_3Nq8") covers a call only when one of its arguments holds
-#   one of them and every charge, payment or order argument it carries holds one.
+#   A grant with refs ("refund charge ch_3Nq8", "close issue 77") covers a call only when one of
+#   its arguments holds one of them (as a whole word) and every charge, payment, order, issue or
+#   pull request argument it carries holds one.
 refs_ok(g, _) if count(g.refs) == 0
 
 refs_ok(g, ctx) if {
@@ -630,7 +633,7 @@ refs_ok(g, ctx) if {
 ref_held(v, refs) if {
 	is_string(v)
 	some r in refs
-	contains(lower(v), r)
+	regex.match(concat("", [`(^|[^a-z0-9])`, r, `($|[^a-z0-9])`]), lower(v))
 }
 
 ref_held(v, refs) if {

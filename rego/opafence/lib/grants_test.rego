@@ -302,6 +302,10 @@ bound_cases := [
 	{"name": "no charge shown", "g": {"refs": ["ch_3nq8"]}, "tool": "mcp__stripe__create_refund", "args": {"reason": "duplicate"}, "want": false},
 	{"name": "an order number inside a reference", "g": {"refs": ["4411"]}, "tool": "mcp__shop__refund_order", "args": {"order_id": "INV-4411"}, "want": true},
 	{"name": "an order number as a number", "g": {"refs": ["8812"]}, "tool": "mcp__shop__refund_order", "args": {"order": 8812}, "want": true},
+	{"name": "a longer number is another", "g": {"refs": ["77"]}, "tool": "mcp__github__update_issue", "args": {"issue_number": 778}, "want": false},
+	{"name": "another issue beside the one named", "g": {"refs": ["77"]}, "tool": "mcp__github__update_issue", "args": {"issue_number": 78, "body": "see #77"}, "want": false},
+	{"name": "the issue key named", "g": {"refs": ["eng-502"]}, "tool": "mcp__linear__update_issue", "args": {"id": "ENG-502"}, "want": true},
+	{"name": "a key that only starts the same", "g": {"refs": ["eng-502"]}, "tool": "mcp__linear__update_issue", "args": {"id": "ENG-5020"}, "want": false},
 ]
 
 test_condition_and_refund_bounds if {

@@ -54,6 +54,16 @@ cases := [
 	{"words": ["sign", "up"], "want": {"EXTERNAL_WRITE"}},
 	{"words": ["clean", "up", "cache"], "want": {"DELETE"}},
 	{"words": ["get", "and", "or", "list"], "want": {"READ"}},
+	# resolving a record closes it; resolving a name to what it stands for is a lookup
+	{"words": ["resolve", "incident"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["resolve", "ticket"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["resolve", "alert", "by", "id"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["resolve", "thread"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["resolve"], "want": {"EXTERNAL_WRITE"}},
+	{"words": ["resolve", "hostname"], "want": {"READ"}},
+	{"words": ["resolve", "dns", "record"], "want": {"READ"}},
+	{"words": ["resolve", "library", "id"], "want": {"READ"}},
+	{"words": ["resolve", "symbol"], "want": {"READ"}},
 ]
 
 test_verb_table if {
