@@ -196,7 +196,12 @@ class Scanner:
     # --- one reader per kind ---------------------------------------------------------------------
 
     def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        inside: set[bytes] = set()  # short windows whose outcome was decided within them
         for i in _positions(b, b"@"):
+            lo = i - _EMAIL_BACK if i > _EMAIL_BACK else 0
+            short = b"%d:" % (i - lo) + b[lo : i + 68]
+            if short in inside:
+                continue
             # The key is every byte the outcome depends on: the local walk's 64 bytes and the
             # one before them, and the domain or handle after the `@` up to the bytes its match
             # looked at past its end (a fixed window would let a long domain hide behind an
@@ -208,7 +213,8 @@ class Scanner:
             tail = max(dom.end() + 2 if dom is not None else i + 68, h.end() + 2 if h is not None else 0)
             # With the `@`'s place in it: near the start of the text two anchors' windows can
             # hold the same bytes.
-            lo = i - _EMAIL_BACK if i > _EMAIL_BACK else 0
+            if tail <= i + 68:
+                inside.add(short)
             key = b"@%d:" % (i - lo) + b[lo:tail]
             if key in seen:
                 continue
@@ -240,16 +246,23 @@ class Scanner:
         tlds = self._tlds
         rb = b""  # the text backwards: the walk back from a label is one match in C
         n = len(b)
+        inside: set[bytes] = set()  # as for addresses: windows of 64 bytes that held the host
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
+            near = i - 64 if i > 64 else 0
+            short = b"%d:" % (i - near) + b[near : end + 1]
+            if short in inside:
+                continue
             if not rb:
                 rb = b[::-1]
             # The host runs back over host bytes, at most 253 of them (bounded, so a long run
             # of labels is not walked again for each).
             run = _HOST_RUN.match(rb, n - i, n - i + _HOST_BACK - 1)
             j = i - (run.end() - (n - i) if run is not None else 0)
+            if j > near or (j == 0 and near == 0):
+                inside.add(short)
             # Keyed by every byte the outcome depends on (the byte before the host, the host,
             # the byte after its label): nothing longer hides behind an earlier window.
             key = b"h:" + (b[j - 1 : end + 1].lower() if j else b"^" + b[: end + 1].lower())
