@@ -8,7 +8,10 @@ same matches, left to right: every pattern here starts with its byte). What a pa
 reject stays in C (a scheme before `://`, letters after a `.`, an IBAN's letters and tail); only
 hits reach Python, each read in a bounded window. Text is scanned as UTF-8 bytes (IDN labels are
 non-ASCII bytes of a label). The same window seen twice is read once (results repeat themselves
-a lot): `seen` holds a key per window, prefixed by its kind.
+a lot): `seen` holds a key per window, prefixed by its kind. A window's key holds every byte its
+outcome depends on (an address's or host's whole extent and the bytes around it that the
+reading looks at), never a fixed prefix: a longer value must not hide behind an earlier one
+that starts or ends the same (issue 15).
 
 `fold` is the text with ASCII letters lower-cased and every digit written `0`: one translation
 serves the digit shapes (numbers, IBANs), the install verbs and the `dot` hint."""
@@ -76,6 +79,10 @@ _HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
 # engine's literal search takes for about that many bytes).
 _SHORT = 1 << 16
 _DENSE = 1024
+# How far before its anchor a window reaches: an address's local part (64) and the byte before
+# it; a host's walk back (253) and the byte before it.
+_EMAIL_BACK = 65
+_HOST_BACK = 254
 
 
 def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
@@ -189,22 +196,38 @@ class Scanner:
     # --- one reader per kind ---------------------------------------------------------------------
 
     def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+        inside: set[bytes] = set()  # short windows whose outcome was decided within them
         for i in _positions(b, b"@"):
-            key = b"@w:" + b[i - 64 if i > 64 else 0 : i + 64]
+            lo = i - _EMAIL_BACK if i > _EMAIL_BACK else 0
+            short = b"%d:" % (i - lo) + b[lo : i + 68]
+            if short in inside:
+                continue
+            # The key is every byte the outcome depends on: the local walk's 64 bytes and the
+            # one before them, and the domain or handle after the `@` up to the bytes its match
+            # looked at past its end (a fixed window would let a long domain hide behind an
+            # earlier one that starts the same).
+            dom = _DOMAIN.match(b, i + 1)
+            # The handle is read only where it can be the outcome: no domain, or no local part.
+            h = _HANDLE.match(b, i + 1) if dom is None or i == 0 or b[i - 1] not in _LOCAL else None
+            # (a domain that fails to match has looked at most 66 bytes on).
+            tail = max(dom.end() + 2 if dom is not None else i + 68, h.end() + 2 if h is not None else 0)
+            # With the `@`'s place in it: near the start of the text two anchors' windows can
+            # hold the same bytes.
+            if tail <= i + 68:
+                inside.add(short)
+            key = b"@%d:" % (i - lo) + b[lo:tail]
             if key in seen:
                 continue
             seen.add(key)
             j = i
             while j > 0 and i - j < 64 and b[j - 1] in _LOCAL:
                 j -= 1
-            dom = _DOMAIN.match(b, i + 1)
             if j < i and dom is not None:
                 raw = b[j : dom.end()]
                 if raw not in seen:
                     seen.add(raw)
                     yield ("email", raw.decode("utf-8", "replace").strip("."))
             elif j == i or (j > 0 and b[j - 1] not in _WORD):
-                h = _HANDLE.match(b, i + 1)
                 if h is not None and (i == 0 or b[i - 1] not in _WORD):
                     key = b"@" + h.group(0)
                     if key not in seen:
@@ -221,28 +244,31 @@ class Scanner:
 
     def _hosts(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
         tlds = self._tlds
-        windows: set[bytes] = set()  # as written; `seen` has them lower-cased
+        rb = b""  # the text backwards: the walk back from a label is one match in C
+        n = len(b)
+        inside: set[bytes] = set()  # as for addresses: windows of 64 bytes that held the host
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            lo = i - 64 if i > 64 else 0
-            window = b[lo : end + 1]
-            if window in windows:
+            near = i - 64 if i > 64 else 0
+            short = b"%d:" % (i - near) + b[near : end + 1]
+            if short in inside:
                 continue
-            windows.add(window)
-            # The label of an address's or URL's host: the walk below would stop at its `@`,
-            # `/` or `:` (found in C here) inside the window, so this window never yields.
-            stop = max(b.rfind(b"@", lo, i), b.rfind(b"/", lo, i), b.rfind(b":", lo, i))
-            if stop >= 0 and _HOST_RUN.fullmatch(b, stop + 1, i) is not None:
-                continue
-            key = b"h:" + window.lower()
+            if not rb:
+                rb = b[::-1]
+            # The host runs back over host bytes, at most 253 of them (bounded, so a long run
+            # of labels is not walked again for each).
+            run = _HOST_RUN.match(rb, n - i, n - i + _HOST_BACK - 1)
+            j = i - (run.end() - (n - i) if run is not None else 0)
+            if j > near or (j == 0 and near == 0):
+                inside.add(short)
+            # Keyed by every byte the outcome depends on (the byte before the host, the host,
+            # the byte after its label): nothing longer hides behind an earlier window.
+            key = b"h:" + (b[j - 1 : end + 1].lower() if j else b"^" + b[: end + 1].lower())
             if key in seen:
                 continue
             seen.add(key)
-            j = i
-            while j > 0 and i - j < 253 and b[j - 1] in _HOSTCH:
-                j -= 1
             if j == i or (j > 0 and b[j - 1] in b"@/\\:"):
                 continue
             raw = b[j:end].lower().strip(b".-")

@@ -274,6 +274,16 @@ _WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 # "dot " without its space, which is checked per hit (a literal that starts with a space costs
 # the search a step at every word).
 _DOT_WORD = re.compile(rb"dot ")
+# How far an address can reach before and after one of its hints' starts. Before: the byte
+# before a 64-byte local part, its `@` or spelled/bracketed "at" (up to 9 with spaces), a
+# 63-byte label and the spaces and bracket before "dot" (7): 160 is more. After: "at"/"dot",
+# spaces and a bracket (9), the rest of a domain written with plain dots (8 more labels:
+# 575) and the two bytes its match looks at: 600 is more.
+_HINT_BEFORE = 160
+_HINT_AFTER = 600
+# What an address's local part or domain is made of (either way, and the `'` of a local part).
+_ADDR_RUN = re.compile(r"[\w.%+'-]*")
+_RUN_BACK = 200
 # Closing brackets past this many are left to the hint patterns (markup is full of `>`).
 _FEW_CLOSERS = 256
 
@@ -309,24 +319,44 @@ def _hint_starts(fold: bytes) -> list[int]:
     return sorted(starts)
 
 
+def _run_end(text: str, i: int) -> int:
+    """Where the run of address characters from i ends."""
+    m = _ADDR_RUN.match(text, i)
+    return m.end() if m is not None else i
+
+
 def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
     """The text's `[at]`/`(dot)` and spelled-out "x at y dot z" addresses written plainly
     (`hits`: where the hints are, when the caller found them: _hint_starts)."""
     parts: list[str] = []
-    last = -1
     if hits is None:
         low = text.lower()
         hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+    # Each hint's window reaches as far as an address around it can: hints whose windows
+    # overlap are read as one span (a window cut at a fixed end would hide the address that
+    # runs past it), so every byte is read once and nothing is capped.
+    spans: list[list[int]] = []
     for start in hits:
-        if start < last:
-            continue
-        a, z = max(0, start - 120), start + 170
-        last = z
+        a, z = max(0, start - _HINT_BEFORE), start + _HINT_AFTER
+        if spans and a <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], z)
+        else:
+            spans.append([a, z])
+    # A span's ends are then moved out of the word it cuts (so a cut makes no shorter address
+    # than the text has): forward over the whole run, back over up to _RUN_BACK characters.
+    # Runs hold no hint, so no run is read twice; spans that now touch are read as one.
+    whole: list[list[int]] = []
+    for lo, hi in spans:
+        z = _run_end(text, hi)
+        a = lo - _run_end(text[lo - _RUN_BACK if lo > _RUN_BACK else 0 : lo][::-1], 0) if lo else 0
+        if whole and a <= whole[-1][1]:
+            whole[-1][1] = max(whole[-1][1], z)
+        else:
+            whole.append([a, z])
+    for a, z in whole:
         window = text[a:z]
         parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))
         parts += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
-        if len(parts) > 2000:
-            break
     return "\n".join(parts)
 
 
