@@ -406,26 +406,23 @@ class SessionStore:
                 journals.append(entry)
             if name in keep or not (name.endswith(".json") or name.endswith(TMP_SUFFIX)):
                 continue
-            try:
-                if now - entry.stat(follow_symlinks=False).st_mtime > self.idle_s:
-                    os.unlink(entry.path)
-            except FileNotFoundError:
-                continue
-            except OSError as e:
-                log.warning("opafence: cannot remove the expired task file %s: %s", name, e)
+            self._unlink_if_idle(entry, now, "task file")
         # A value journal is written only when values come in (and before its task record):
         # it lives as long as its task record, which every save renews, and goes with it.
         for entry in journals:
             record = entry.name[: -len(journal.SUFFIX)] + ".json"
             if record in keep or (self.dir / record).exists():
                 continue
-            try:
-                if now - entry.stat(follow_symlinks=False).st_mtime > self.idle_s:
-                    os.unlink(entry.path)
-            except FileNotFoundError:
-                continue
-            except OSError as e:
-                log.warning("opafence: cannot remove the expired value journal %s: %s", entry.name, e)
+            self._unlink_if_idle(entry, now, "value journal")
+
+    def _unlink_if_idle(self, entry: os.DirEntry[str], now: float, what: str) -> None:
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime > self.idle_s:
+                os.unlink(entry.path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log.warning("opafence: cannot remove the expired %s %s: %s", what, entry.name, e)
 
     # --- decided calls (for the execution middleware) ---------------------------------------
 
