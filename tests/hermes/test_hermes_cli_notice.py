@@ -125,8 +125,9 @@ def test_scripted_cli_run_ends_with_a_summary_on_stderr(tmp_path: Path) -> None:
             check=False,
         )
     summaries = [line for line in proc.stderr.splitlines() if line.startswith("opafence blocked ")]
+    # "Don't write any files" prohibits file writes (issue 14); it no longer makes the task read-only.
     assert summaries == [
-        "opafence blocked 1 call: write_file (READ_ONLY_TASK); `opafence log --blocked` shows them"
+        "opafence blocked 1 call: write_file (USER_PROHIBITION); `opafence log --blocked` shows them"
     ], proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "⛔" not in proc.stdout + proc.stderr  # no per-call notices where nobody reads them
     assert not target.exists()
