@@ -98,6 +98,9 @@ class Grant(Model):
     # A refund of what the owner named ("refund charge ch_3Nq8"): the call must name one of these
     # and every charge, payment or order it names must be one of them.
     refs: list[str] = Field(default_factory=list)
+    # Operate grants ("restart the api deployment in staging"): where the named objects (refs)
+    # live as the owner said it; a call must name one of these scopes, and none when empty.
+    scopes: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
