@@ -84,6 +84,9 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "days": g.days,
             "refs": g.refs,
             "scopes": g.scopes,
+            "repos": g.repos,
+            "states": g.states,
+            "cells": g.cells,
         }
     )
 

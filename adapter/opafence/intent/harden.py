@@ -27,6 +27,7 @@ from typing import Any
 from opafence.host import Host
 from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
+from opafence.intent import named as said_names
 from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
@@ -635,6 +636,10 @@ def harden_grant(
                 found = rules.issue_refs(ins.analysis.clauses[n - 1].tokens)
             named.extend(r for r in found if r not in named)
         out.refs = named
+    # What the words name in the call's arguments: repositories, states, cells (intent/named.py).
+    said = {c.clause.sentence for c in clauses}
+    sentence = [t for cl in ins.analysis.clauses if cl.sentence in said for t in cl.tokens]
+    out.repos, out.states, out.cells = said_names.bounds(out, clauses, sentence)
     if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
         # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named
         per = [rules.day_bound(cond, c.obj) for c, cond in zip(clauses, conditions, strict=True)]

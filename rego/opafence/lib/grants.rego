@@ -8,6 +8,7 @@
 package opafence.lib.grants
 
 import data.opafence.classify.mcp
+import data.opafence.lib.named
 import data.opafence.lib.paths
 import data.opafence.lib.runner
 
@@ -18,7 +19,7 @@ defaults := {
 	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
 	"packages": [], "workspace": false, "max_calls": null, "literals": [], "objects": [],
 	"operations": [], "access": "", "words": [], "conditional": false, "max_amount": null, "days": [],
-	"refs": [], "scopes": [],
+	"refs": [], "scopes": [], "repos": [], "states": [], "cells": [],
 }
 
 # METADATA
@@ -50,6 +51,9 @@ covers(g, a, ctx) if {
 	days_ok(g, ctx)
 	refs_ok(g, ctx)
 	operate_ok(g, a)
+	named.repos_ok(g, ctx)
+	named.states_ok(g, a, ctx)
+	named.cells_ok(g, ctx)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).
