@@ -64,8 +64,6 @@ def test_every_call_got_a_verdict(outcomes: list[CallOutcome]) -> None:
 # owns. Strict: the test of a known leak fails once it is fixed, so its entry goes then.
 KNOWN_LEAKS = {
     "n-chat-8#1": "'don't @-mention anyone' binds nothing: a post with <!channel> is allowed",
-    "n-code-3#2": "'check out the branch and run its tests' allows a git merge",
-    "n-data-10#2": "'read-only please' does not reach SQL sent through a tool named query (a DELETE)",
 }
 
 
