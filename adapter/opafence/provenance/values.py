@@ -192,7 +192,13 @@ def norm_email(addr: str) -> str:
     return f"{local}@{d}" if d else ""
 
 
+# Every ASCII character that is no digit, deleted (ASCII text is the common case: one C call).
+_ASCII_NON_DIGITS = str.maketrans("", "", "".join(chr(c) for c in range(128) if not chr(c).isdigit()))
+
+
 def norm_digits(text: str) -> str:
+    if text.isascii():
+        return text.translate(_ASCII_NON_DIGITS)
     return "".join(c for c in text if c.isdigit())
 
 
@@ -431,6 +437,44 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
             yield from _email_values(raw, memo)
 
 
+def _strings(obj: Any) -> list[str]:
+    """What _walk(obj) yields, in its order, as a list: the common JSON nodes (str, dict,
+    list, int of their exact types) read inline, everything else by _walk itself. A generator
+    per node costs more than the scan of the text it yields."""
+    out: list[str] = []
+    _collect(obj, 0, out)
+    return out
+
+
+def _collect(obj: Any, depth: int, out: list[str]) -> None:
+    if depth > MAX_DEPTH:
+        return
+    t = type(obj)
+    if t is dict:
+        for k, v in obj.items():
+            out.append(k if type(k) is str else str(k))
+            tv = type(v)
+            if tv is str:
+                if depth < MAX_DEPTH:
+                    out.append(v)
+            elif tv is dict or tv is list:
+                _collect(v, depth + 1, out)
+            else:
+                out.extend(_walk(v, depth + 1))
+    elif t is list:
+        for v in obj:
+            tv = type(v)
+            if tv is str:
+                if depth < MAX_DEPTH:
+                    out.append(v)
+            elif tv is dict or tv is list:
+                _collect(v, depth + 1, out)
+            else:
+                out.extend(_walk(v, depth + 1))
+    else:
+        out.extend(_walk(obj, depth))
+
+
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:
     if depth > MAX_DEPTH:
         return
@@ -477,9 +521,17 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         return found, truncated
     # The strings of a JSON result are scanned as one text, a line each (no value spans a
     # newline): one pass instead of one per string.
+    strings = _strings(parsed)
+    joined = "\n".join(strings)
+    # What the loop below builds, when nothing is cut and no string may hold JSON: a string
+    # whose stripped start is `{` or `[` begins a line of the joined text with whitespace (of
+    # the same \s as str.strip) before it; a match elsewhere only sends the text the long way.
+    if len(joined) < MAX_SCAN and _JSON_START.match(joined) is None and _JSON_LINE.search(joined) is None:
+        found.update(scan_text(joined, home))
+        return found, truncated
     budget = MAX_SCAN
     lines: list[str] = []
-    for whole in _walk(parsed):
+    for whole in strings:
         if budget <= 0:
             truncated = True
             break
@@ -492,9 +544,13 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         if inner is None:
             lines.append(s)
         else:
-            lines.extend(_walk(inner))
+            lines.extend(_strings(inner))
     found.update(scan_text("\n".join(lines), home))
     return found, truncated
+
+
+_JSON_START = re.compile(r"\s*[\[{]")
+_JSON_LINE = re.compile(r"\n\s*[\[{]")  # a literal first: one fast pass
 
 
 def _json_in(s: str) -> Any:
