@@ -5,7 +5,7 @@ chat history, a calendar listing; each recorded N times into a fresh per-task le
 hashes, first source kept). Then one 1 MB result (a long page with addresses, links and numbers
 spread through it), and the match of a send's targets against a full ledger.
 
-    .venv/bin/python bench/provenance_values.py [--rounds 400] [--before REV] [--json]
+    .venv/bin/python bench/provenance_values.py [--rounds 400] [--before REV] [--only "1 MB"] [--json]
 
 Times are CPU time of this process (time.process_time): on a shared machine wall time mostly
 measures the neighbours. With --before REV (a git revision of this repository), the recording
@@ -300,6 +300,7 @@ def main() -> None:
     ap.add_argument("--big-rounds", type=int, default=30)
     ap.add_argument("--before", default="", help="a git revision to measure side by side")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--only", default="", help="only the results whose label holds this text")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         sides = recorders(load_before(a.before, Path(tmp)) if a.before else None)
@@ -345,9 +346,13 @@ def run(sides: dict[str, tuple[Any, Any]], a: argparse.Namespace) -> dict[str, A
     }
     rows: dict[str, Any] = {}
     for name, result in results.items():
-        rows[name] = measure(sides, "mcp__gmail__search_emails", result, a.rounds)
+        if a.only in name:
+            rows[name] = measure(sides, "mcp__gmail__search_emails", result, a.rounds)
     for label, big in BIG:
-        rows[label] = measure(sides, "web_extract", big(), a.big_rounds)
+        if a.only in label:
+            rows[label] = measure(sides, "web_extract", big(), a.big_rounds)
+    if a.only:
+        return rows
     full = ValueLedger()
     for i in range(200):
         note_result(full, "mcp__gmail__search_emails", i, inbox(20), ["mcp"], {})

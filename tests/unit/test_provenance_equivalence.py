@@ -44,6 +44,16 @@ TOKENS = [
     "ops {at} evil {dot} com",
     "ops <at> evil <dot> io",
     "ops at evil dot example",
+    "ops\tat\tevil\tdot\texample",
+    "ops (at) evil [.] example",
+    "ops [@] evil (.) example",
+    "ops (at) evil dot example",
+    "ops at evil [dot] example",
+    "x@y\t[dot]\tz",
+    "[.]",
+    "(@)",
+    "\tdot\n",
+    "(e.g.)",
     "ops at\x1f) evil dot\x0b] example",  # whitespace a str pattern's \s knows beyond " \t\n"
     "x at    ] y",
     "dot dot dot ",
@@ -183,11 +193,10 @@ class _Unwindowed(ref_scan.Scanner):
 
 
 def _whole_text_plain(text: str, low: str) -> str:
-    """The reference's de-obfuscation over the whole text: one window, no cap."""
-    return "\n".join(
-        [ref._OBF_DOT.sub(".", ref._OBF_AT.sub("@", text))]
-        + [f"{x.group(1)}@{ref._SPELLED_DOT.sub('.', x.group(2))}" for x in ref._SPELLED.finditer(text)]
-    )
+    """The de-obfuscation over the whole text: one window, no cap. Its rules are today's
+    (v._plain: the reference's, and bracketed `@`/`.`, mixed spellings, any whitespace around a
+    spelled "dot"), so what is checked here is where the windows go, not the rules."""
+    return "\n".join(v._plain(text))
 
 
 def unwindowed(result: Any) -> set[tuple[str, str]]:
@@ -209,9 +218,9 @@ def same(result: Any) -> None:
     want = ref.extract(result, HOME)
     got = v.extract(result, HOME)
     assert got[1] == want[1], "truncated"
-    if got[0] == want[0]:
-        return
     full = unwindowed(result)
+    if got[0] == want[0] and full <= got[0]:  # (the frozen copy misses what the rules it
+        return  # lacks find: agreeing with it is not enough)
     missed = full - got[0]
     invented = got[0] - want[0] - full
     lost = (want[0] - got[0]) & full  # empty whenever nothing is missed; said for the message

@@ -35,13 +35,21 @@ MAX_DEPTH = 32
 
 Value = tuple[str, str]
 
-# "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops at evil dot example"
-_OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}at\s{0,3}[\]\)\}>]\s{0,3}")
-_OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}dot\s{0,3}[\]\)\}>]\s{0,3}")
+# "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops [@] evil [.] example",
+# "ops at evil dot example" (any whitespace around the words: tabs too), and the two mixed:
+# "ops (at) evil dot example", "ops at evil [dot] example".
+_OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}(?:at|@)\s{0,3}[\]\)\}>]\s{0,3}")
+_OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}(?:dot|\.)\s{0,3}[\]\)\}>]\s{0,3}")
 _SPELLED = re.compile(
     r"(?i)\b([a-z0-9._%+-]{1,64})\s{1,3}at\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}dot\s{1,3}[a-z0-9-]{1,63}){1,4})\b"
 )
 _SPELLED_DOT = re.compile(r"(?i)\s{1,3}dot\s{1,3}")
+# Over a window whose bracketed forms are written plainly already: an `@` or spelled "at",
+# then labels joined by dots or spelled "dot"s (bounded loops, like _SPELLED: linear).
+_MIXED = re.compile(
+    r"(?i)\b([a-z0-9._%+-]{1,64})(\s{1,3}at\s{1,3}|@)"
+    r"([a-z0-9-]{1,63}(?:(?:\s{1,3}dot\s{1,3}|\.)[a-z0-9-]{1,63}){1,4})\b"
+)
 _SPACES = re.compile(r"\s+")
 _PACKAGE = re.compile(r"^[a-z0-9@][a-z0-9@._/-]{0,213}$")
 
@@ -262,24 +270,32 @@ def _email_values(raw: str, memo: dict[str, tuple[Value, ...]] | None = None) ->
         yield from _host_values(host) if memo is None else _hosts_of(host, memo)
 
 
-# Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
-# searches, so text without them costs one fast pass each); only a window around each is read.
-_OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
+# Where an obfuscated address may be: a bracketed "at", "dot", `@` or `.` (found from its
+# closing bracket) or a "dot" between whitespace (literal-first searches, so text without them
+# costs one fast pass each); only a window around each is read.
+_OBF_HINTS = (
+    re.compile(r"at\s{0,3}[\])}>]"),
+    re.compile(r"dot\s{0,3}[\])}>]"),
+    re.compile(r"@\s{0,3}[\])}>]"),
+    re.compile(r"\.\s{0,3}[\])}>]"),
+)
+_DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
 _OBF_HINTS_ASCII = (
     re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
-    re.compile(rb" dot "),
+    re.compile(rb"@" + _WS + rb"{0,3}[\])}>]"),
+    re.compile(rb"\." + _WS + rb"{0,3}[\])}>]"),
 )
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
 _WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
-# "dot " without its space, which is checked per hit (a literal that starts with a space costs
-# the search a step at every word).
-_DOT_WORD = re.compile(rb"dot ")
+# "dot" and the whitespace after it; the whitespace before it is checked per hit (a literal
+# that starts with a space costs the search a step at every word).
+_DOT_WORD = re.compile(rb"dot" + _WS)
 # How far an address can reach before and after one of its hints' starts. Before: the byte
 # before a 64-byte local part, its `@` or spelled/bracketed "at" (up to 9 with spaces), a
 # 63-byte label and the spaces and bracket before "dot" (7): 160 is more. After: "at"/"dot",
@@ -295,34 +311,51 @@ _FEW_CLOSERS = 256
 
 
 def _hint_starts(fold: bytes) -> list[int]:
-    """Where _OBF_HINTS_ASCII match in the folded bytes of an ASCII text, sorted: the same
-    starts, found from the closing brackets back (memchr; text has few of them) and from each
-    "dot " to its space, with the " dot " pattern's own left-to-right reading kept."""
+    """Where the hints are in the folded bytes of an ASCII text, sorted: _OBF_HINTS_ASCII's
+    starts (a bracketed `@` or `.` only after its opening bracket), found from the closing
+    brackets back (memchr; text has few of them) or, where there are many, by the patterns;
+    and each "dot" between whitespace."""
     closers: list[int] = []
+    starts: list[int] = []
     for closer in _CLOSERS:
         i = fold.find(closer)
         while i >= 0:
             closers.append(i)
             if len(closers) > _FEW_CLOSERS:
-                return sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
+                break
             i = fold.find(closer, i + 1)
-    starts: list[int] = []
-    for c in closers:
-        w = c
-        while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
-            w -= 1
-        if c - w <= 3:  # "at" or "dot", up to three spaces, the bracket
-            if fold[w - 2 if w >= 2 else 0 : w] == b"at":
-                starts.append(w - 2)
-            if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
-                starts.append(w - 3)
-    end = 0
-    for m in _DOT_WORD.finditer(fold, 1):
-        q = m.start() - 1
-        if fold[q] == 0x20 and q >= end:
-            starts.append(q)
-            end = q + 5
+    if len(closers) > _FEW_CLOSERS:
+        for rx in _OBF_HINTS_ASCII[:2]:
+            starts += [m.start() for m in rx.finditer(fold)]
+        for rx in _OBF_HINTS_ASCII[2:] if b"@" in fold else _OBF_HINTS_ASCII[3:]:
+            starts += [m.start() for m in rx.finditer(fold) if _opened(fold, m.start())]
+    else:
+        for c in closers:
+            w = c
+            while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
+                w -= 1
+            if c - w <= 3:  # "at", "dot", `@` or `.`, up to three spaces, the bracket
+                if fold[w - 2 if w >= 2 else 0 : w] == b"at":
+                    starts.append(w - 2)
+                if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
+                    starts.append(w - 3)
+                if w > 0 and fold[w - 1] in b"@." and _opened(fold, w - 1):
+                    starts.append(w - 1)
+    starts += _spelled_dots(fold)
     return sorted(starts)
+
+
+def _opened(fold: bytes, i: int) -> bool:
+    """Whether an opening bracket stands before position i, up to three spaces away."""
+    w = i
+    while w > 0 and i - w < 3 and fold[w - 1] in _WS_BYTES:
+        w -= 1
+    return w > 0 and fold[w - 1] in b"[({<"
+
+
+def _spelled_dots(fold: bytes) -> list[int]:
+    """Where a "dot" stands between whitespace (the whitespace before it: its hint's start)."""
+    return [m.start() - 1 for m in _DOT_WORD.finditer(fold, 1) if fold[m.start() - 1] in _WS_BYTES]
 
 
 def _run_end(text: str, i: int) -> int:
@@ -337,7 +370,10 @@ def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
     parts: list[str] = []
     if hits is None:
         low = text.lower()
-        hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+        hits = sorted(
+            [m.start() for rx in _OBF_HINTS for m in rx.finditer(low)]
+            + [m.start() - 1 for m in _DOT_WORD_STR.finditer(low, 1) if low[m.start() - 1].isspace()]
+        )
     # Each hint's window reaches as far as an address around it can: hints whose windows
     # overlap are read as one span (a window cut at a fixed end would hide the address that
     # runs past it), so every byte is read once and nothing is capped.
@@ -360,10 +396,22 @@ def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
         else:
             whole.append([a, z])
     for a, z in whole:
-        window = text[a:z]
-        parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))
-        parts += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+        parts += _plain(text[a:z])
     return "\n".join(parts)
+
+
+def _plain(window: str) -> list[str]:
+    """The addresses of a window written plainly: the window with its bracketed forms
+    replaced, and each spelled-out or mixed address on its own."""
+    plain = _OBF_DOT.sub(".", _OBF_AT.sub("@", window))
+    out = [plain]
+    out += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+    for x in _MIXED.finditer(plain):
+        # An address written plainly throughout is the scanner's own; only a spelled word makes
+        # this one new.
+        if x.group(2) != "@" or _SPELLED_DOT.search(x.group(3)):
+            out.append(f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(3))}")
+    return out
 
 
 def _packages(line: str) -> Iterator[Value]:
@@ -421,15 +469,15 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     memo: dict[str, tuple[Value, ...]] = {}
     for kind, raw in _SCANNER.hits(b, fold):
         yield from _normalized(kind, raw, home, memo)
-    # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
+    # Every hint needs a closing bracket or "dot" (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
-    # lower-cased str and three slow hint passes on ordinary text.
+    # lower-cased str and the slow hint passes on ordinary text.
     starts: list[int] | None = None
     if text.isascii():
         starts = _hint_starts(fold)  # byte offsets are character offsets
         if not starts:
             return
-    elif not any(c in b for c in _CLOSERS) and not _DOT_WORD.search(fold):
+    elif not any(c in b for c in _CLOSERS) and b"dot" not in fold:  # any whitespace after it
         return
     plain = _deobfuscated(text, starts)
     if plain:
