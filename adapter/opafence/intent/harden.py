@@ -27,6 +27,7 @@ from typing import Any
 from opafence.host import Host
 from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
+from opafence.intent import named as said_names
 from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
@@ -415,6 +416,45 @@ def _operations(clauses: list[rules._Clause]) -> list[str]:
     return out
 
 
+def _operate(
+    out: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, h: Hardened, message: int
+) -> bool:
+    """An operate grant's bounds, from the quote only (never a draft's): the operations its verbs
+    ask for, the objects they name and their kinds, where they live and the counts said
+    (rego/opafence/lib/grants.rego operate_ok). False (the drop recorded) when they name none."""
+    ops: list[str] = []
+    names: list[str] = []
+    kinds: list[str] = []
+    scopes: list[str] = []
+    counts: list[str] = []
+    stack = False
+    for c in clauses:
+        op = rules.operation(c)
+        if not op:
+            continue
+        n = ins.analysis.clauses.index(c.clause)
+        previous = ins.analysis.clauses[n - 1].tokens if n > 0 else ()
+        found = rules.operated(c, previous)
+        ops.append(op)
+        names += found.names
+        kinds += found.kinds
+        scopes += found.scopes
+        counts += found.counts
+        stack = stack or found.stack
+    if not ops:
+        _drop(h, out, "no operation (restart, start, stop, scale, roll back ...) on a named object", message)
+        return False
+    if not names and not stack:
+        _drop(h, out, "an operation needs the name of the service, deployment or container", message)
+        return False
+    out.operations = list(dict.fromkeys(ops))
+    out.refs = list(dict.fromkeys(names))
+    out.objects = list(dict.fromkeys(kinds))
+    out.scopes = list(dict.fromkeys(scopes))
+    out.words = list(dict.fromkeys(counts))
+    return True
+
+
 def _access(clauses: list[rules._Clause]) -> str:
     found = {rules._access(c) for c in clauses}
     return next((a for a in reversed(_ACCESS_LEVELS) if a in found), "read")
@@ -556,6 +596,8 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    if cap == "operate" and not _operate(out, clauses, ins, h, message):
+        return None
     opens = set(out.operations) <= {"create"} and set(out.objects) <= {"issue", "pull_request"}
     if cap == "publish" and set(out.objects) & _NUMBERED_OBJECTS and not opens:
         # "comment on issue 77 ..., then close it": the issues and pull requests named (or those
@@ -570,6 +612,10 @@ def harden_grant(
                 found = rules.issue_refs(ins.analysis.clauses[n - 1].tokens)
             named.extend(r for r in found if r not in named)
         out.refs = named
+    # What the words name in the call's arguments: repositories, states, cells (intent/named.py).
+    said = {c.clause.sentence for c in clauses}
+    sentence = [t for cl in ins.analysis.clauses if cl.sentence in said for t in cl.tokens]
+    out.repos, out.states, out.cells = said_names.bounds(out, clauses, sentence)
     if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
         # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named
         per = [rules.day_bound(cond, c.obj) for c, cond in zip(clauses, conditions, strict=True)]

@@ -130,6 +130,15 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         )
     ),
     ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give use")),
+    # An operation on a named service, deployment, container or unit (rego/opafence/classify/ops):
+    # "restart the nginx service", "scale the api deployment to 3", "roll back the web deployment".
+    # Two grants, since a cluster CLI's operation is an external write as well as a command.
+    ("EXECUTION", "operate"): frozenset(
+        words("restart reboot bounce recycle reload start stop scale roll rollback bring spin boot fire shut")
+    ),
+    ("EXTERNAL_WRITE", "operate"): frozenset(
+        words("restart reboot bounce recycle reload start stop scale roll rollback bring spin boot fire shut")
+    ),
     ("MEMORY_WRITE", "remember"): frozenset(
         words(
             "remember memorize memorise note store save keep add update forget make jot put merke retiens "
@@ -821,4 +830,48 @@ FAILING_WORDS = frozenset(
 )
 TEST_FILE = re.compile(
     r"^(?:[\w.-]+/)*(?:tests?/[\w./-]+|test_[\w-]+\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:spec|test)\.[jt]sx?)$"
+)
+
+
+# --- operations on a named object (rules.operation, harden: operate grants) -----------------------
+# The verb (with its particle: "roll back", "bring up", "shut down") -> the operation Rego's
+# classify/ops tables call it. A verb that needs a particle has none of its own.
+OPERATIONS: dict[str, str] = {
+    "restart": "restart",
+    "reboot": "restart",
+    "bounce": "restart",
+    "recycle": "restart",
+    "reload": "reload",
+    "start": "start",
+    "boot": "start",
+    "stop": "stop",
+    "scale": "scale",
+    "rollback": "rollback",
+}
+PARTICLE_OPERATIONS: dict[tuple[str, str], str] = {
+    ("roll", "back"): "rollback",
+    ("bring", "up"): "start",
+    ("spin", "up"): "start",
+    ("fire", "up"): "start",
+    ("boot", "up"): "start",
+    ("start", "up"): "start",
+    ("shut", "down"): "stop",
+    ("spin", "down"): "stop",
+}
+# What an operation acts on, as people say it (Rego's ops kind_words hold the same words per kind).
+OPERATE_KINDS = frozenset(
+    words(
+        "deployment deployments deploy statefulset statefulsets daemonset daemonsets service services "
+        "unit units daemon container containers stack compose instance instances vm workload"
+    )
+)
+# Kinds that stand for a whole compose project when nothing else names which ("the dev containers").
+OPERATE_STACKS = frozenset(words("containers services stack compose"))
+# Words before such a kind that say which project, not which object ("the local stack").
+OPERATE_QUALIFIERS = frozenset(words("dev development local docker compose whole entire all"))
+# Programs whose mention makes the object an operated one ("restart nginx with systemctl").
+OPERATE_PROGRAMS = frozenset(words("kubectl oc systemctl service docker podman docker-compose compose k8s"))
+# Where the object lives: "in the batch namespace", "in prod", "in eu-west-1".
+OPERATE_SCOPE_NOUNS = frozenset(
+    words("namespace namespaces cluster context region zone project environment env")
 )

@@ -927,6 +927,93 @@ def _code_grants(c: _Clause) -> list[DraftGrant]:
     return [_grant(c, "EXECUTION", "run_code"), _grant(c, "LOCAL_WRITE", "run_code", workspace=True)]
 
 
+_OPERATE_STOPS = frozenset(
+    words("in on to at for with from there here so because via using through by after before then now please")
+)
+_OPERATE_PARTICLES = frozenset(words("back up down"))
+_OPERATE_NAME = re.compile(r"^[a-z0-9][a-z0-9._/:-]*$")
+
+
+def operation(c: _Clause) -> str:
+    """The operation a clause asks for on a named object ("restart the nginx service", "roll back
+    the web deployment", "bring the dev containers up"), or "" (rego/opafence/classify/ops)."""
+    near = [t.norm for t in c.obj[:8] if not t.literal]
+    op = next((o for (v, p), o in lx.PARTICLE_OPERATIONS.items() if v == c.lemma and p in near), "")
+    op = op or lx.OPERATIONS.get(c.lemma, "")
+    if not op or not c.context_words & (lx.OPERATE_KINDS | lx.OPERATE_PROGRAMS):
+        return ""
+    return op
+
+
+@dataclass(frozen=True)
+class Operated:
+    """What an operation names: the objects, their kinds, where they live, the counts it sets."""
+
+    names: list[str]
+    kinds: list[str]
+    scopes: list[str]
+    counts: list[str]
+    stack: bool  # a whole compose project ("the dev containers", "the local stack")
+
+
+def _scope_words(toks: tuple[tx.Token, ...] | list[tx.Token]) -> list[str]:
+    """ "in the batch namespace", "in prod", "on eu-west-1": where an object lives."""
+    out: list[str] = []
+    for k, t in enumerate(toks):
+        if t.literal or t.norm not in ("in", "on"):
+            continue
+        for u in toks[k + 1 : k + 4]:
+            w = u.core.strip(",.;:()").lower()
+            if u.literal or w in _DETERMINERS or w in lx.OPERATE_SCOPE_NOUNS:
+                if u.trail:
+                    break
+                continue
+            if w in _OPERATE_STOPS or not _OPERATE_NAME.match(w):
+                break
+            out.append(w)
+            break
+    return list(dict.fromkeys(out))
+
+
+def operated(c: _Clause, previous: tuple[tx.Token, ...] = ()) -> Operated:
+    """The objects, kinds, scopes and counts of an operation's clause; "there" takes the scope
+    of the clause before (`previous`)."""
+    names: list[str] = []
+    kinds: list[str] = []
+    qualified = False
+    obj = c.obj
+    end = len(obj)
+    for k, t in enumerate(obj):
+        w = t.core.strip(",.;:()").lower()
+        if not t.literal and (w in _OPERATE_STOPS or (w == "and" and kinds)):
+            end = k
+            break
+        if not t.literal and (w in _DETERMINERS or w in _OPERATE_PARTICLES or w in ("and", ",")):
+            continue
+        if not t.literal and w in lx.OPERATE_KINDS:
+            kinds.append(w)
+        elif not t.literal and w in lx.OPERATE_QUALIFIERS | lx.OPERATE_PROGRAMS:
+            qualified = True
+        elif _OPERATE_NAME.match(w) and not (not t.literal and w in lx.GENERIC_OBJECTS):
+            names.append(w[:-2] if t.possessive else w)
+        if t.trail and t.trail[0] in ",;" and kinds:
+            end = k + 1
+            break
+    rest = obj[end:]
+    scopes = _scope_words(rest)
+    if not scopes and any(t.norm in ("there", "here") for t in rest) and previous:
+        scopes = _scope_words(previous)
+    counts = [
+        t.core.strip(",.;:()")
+        for k, t in enumerate(rest)
+        if re.match(r"^[0-9]{1,6}$", t.core.strip(",.;:()"))
+        and k > 0
+        and rest[k - 1].norm in ("to", "revision", "replicas", "of", "at")
+    ]
+    stack = not names and (bool(set(kinds) & lx.OPERATE_STACKS) or qualified)
+    return Operated(list(dict.fromkeys(names)), list(dict.fromkeys(kinds)), scopes, counts, stack)
+
+
 def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
@@ -961,6 +1048,9 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
         or ("dev" in cw and cw & {"mode", "app", "server"})
     ):
         return [_grant(c, "EXECUTION", "run_server")]
+    if operation(c):
+        # "restart the nginx service": hardening binds it to the objects, scopes and counts named
+        return [_grant(c, "EXECUTION", "operate"), _grant(c, "EXTERNAL_WRITE", "operate")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_migrations")] and (
         ws & lx.MIGRATION_WORDS or (lem == "migrate" and (ws & lx.DATABASE_WORDS or not ws))
     ):

@@ -8,6 +8,7 @@
 #   - input: schema.input
 package opafence.classify.mcp
 
+import data.opafence.classify.ops
 import data.opafence.classify.verbs
 import data.opafence.lib.action
 
@@ -72,7 +73,10 @@ actions contains action.make("EXTERNAL_WRITE", {
 	count(name_classes - {"READ", "UNKNOWN"}) > 0
 }
 
-extra(c) := {"egress": true, "caps": caps_of(c), "named": named_of(c)}
+extra(c) := {"egress": true, "caps": ((action.bases[c].caps | caps_of(c)) | {"operate"}), "named": named_of(c), "operate": ops.mcp_op} if {
+	c in {"EXECUTION", "EXTERNAL_WRITE"}
+	ops.mcp_op
+} else := {"egress": true, "caps": caps_of(c), "named": named_of(c)}
 
 # Access an MCP tool gives (share, invite, add a member, change a role) is a share.
 caps_of(c) := {"share"} if c == "PERMISSION_CHANGE"
