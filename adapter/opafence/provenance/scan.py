@@ -253,29 +253,26 @@ class Scanner:
         tlds = self._tlds
         rb = b""  # the text backwards: the walk back from a label is one match in C
         n = len(b)
-        inside: set[bytes] = set()  # as for addresses: windows of 64 bytes that held the host
+        walk = _HOST_RUN.match
+        # Windows of the 64 bytes before a label, the label and the byte after it, that held
+        # the host and the byte before it (so decided the outcome): a repeated one is passed
+        # over. A plain slice (past the first 64 bytes every window has the same length).
+        inside: set[bytes] = set()
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            near = i - 64 if i > 64 else 0
-            short = b"%d:" % (i - near) + b[near : end + 1]
-            if short in inside:
+            short = b[i - 64 : end + 1] if i >= 64 else b""
+            if short and short in inside:
                 continue
             if not rb:
                 rb = b[::-1]
             # The host runs back over host bytes, at most 253 of them (bounded, so a long run
             # of labels is not walked again for each).
-            run = _HOST_RUN.match(rb, n - i, n - i + _HOST_BACK - 1)
+            run = walk(rb, n - i, n - i + _HOST_BACK - 1)
             j = i - (run.end() - (n - i) if run is not None else 0)
-            if j > near or (j == 0 and near == 0):
+            if short and j > i - 64:
                 inside.add(short)
-            # Keyed by every byte the outcome depends on (the byte before the host, the host,
-            # the byte after its label): nothing longer hides behind an earlier window.
-            key = b"h:" + (b[j - 1 : end + 1].lower() if j else b"^" + b[: end + 1].lower())
-            if key in seen:
-                continue
-            seen.add(key)
             if j == i or (j > 0 and b[j - 1] in b"@/\\:"):
                 continue
             raw = b[j:end].lower().strip(b".-")
