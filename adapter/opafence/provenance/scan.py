@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import starmap
+from itertools import chain, starmap
 
 Hit = tuple[str, str]  # (kind, raw text); values.py normalizes
 
@@ -94,25 +94,26 @@ _HOST_BACK = 254
 
 
 def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
-    """rx.finditer(text) for a pattern whose every match starts with `byte`."""
+    """rx.finditer(text) for a pattern whose every match starts with `byte`. An iterator, not
+    a generator: once the text turns out dense, the rest of the matches come from the regex
+    engine without a Python frame each."""
     if len(text) < _SHORT:
-        yield from rx.finditer(text)
-        return
+        return rx.finditer(text)
+    found: list[re.Match[bytes]] = []
     find, match = text.find, rx.match
     pos, steps = 0, 0
     while True:
         p = find(byte, pos)
         if p < 0:
-            return
+            return iter(found)
         steps += 1
         if steps > 16 and p < steps * _DENSE:
-            yield from rx.finditer(text, p)
-            return
+            return chain(found, rx.finditer(text, p))
         m = match(text, p)
         if m is None:
             pos = p + 1
             continue
-        yield m
+        found.append(m)
         pos = m.end()
 
 
