@@ -98,6 +98,15 @@ class Grant(Model):
     # A refund of what the owner named ("refund charge ch_3Nq8"): the call must name one of these
     # and every charge, payment or order it names must be one of them.
     refs: list[str] = Field(default_factory=list)
+    # Operate grants ("restart the api deployment in staging"): where the named objects (refs)
+    # live as the owner said it; a call must name one of these scopes, and none when empty.
+    scopes: list[str] = Field(default_factory=list)
+    # What the owner's words name in the call's arguments (rego/opafence/lib/named): the
+    # repositories ("file an issue in acme/mobile"), the states an issue goes to ("move it to In
+    # Progress") and the spreadsheet cells ("set cell B7") the call may name, when they name any.
+    repos: list[str] = Field(default_factory=list)
+    states: list[str] = Field(default_factory=list)
+    cells: list[str] = Field(default_factory=list)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -64,11 +64,6 @@ def test_every_call_got_a_verdict(outcomes: list[CallOutcome]) -> None:
 # owns. Strict: the test of a known leak fails once it is fixed, so its entry goes then.
 KNOWN_LEAKS = {
     "n-chat-8#1": "'don't @-mention anyone' binds nothing: a post with <!channel> is allowed",
-    "n-code-3#2": "'check out the branch and run its tests' allows a git merge",
-    "n-data-4#2": "a grant to set cell B7 covers a write to any cell of the sheet",
-    "n-data-10#2": "'read-only please' does not reach SQL sent through a tool named query (a DELETE)",
-    "n-iss-8#2": "an issue grant for acme/mobile covers creating an issue in acme/web",
-    "n-iss-9#2": "'move it to In Progress' covers a transition to Done",
 }
 
 

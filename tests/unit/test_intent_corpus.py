@@ -5,10 +5,10 @@ Load the intent corpus (tests/data/intent/*.jsonl) and compare policies with exp
 A case: {"id", "m": message, "g": grants, "p": prohibitions, "b": bounds, "ro": read_only,
 "dropped": substrings of drop reasons, "data": kinds the splitter must keep as data}.
 A follow-up case has "msgs": [[sender, message], ...] and "owner" instead of "m".
-Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"packages"|"tools"|"objects"|
-"operations": [...], "workspace": bool, "max_calls": int, "access": str, "conditional": bool,
-"max_amount": number, "days": [...], "refs": [...], "message": int}; "<cwd>" and
-"<home>" in paths. Bounds: {"domains"|"recipients"|"paths"|"write_paths": [...]}.
+Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"packages"|"tools"|
+"objects"|"operations"|"repos"|"states"|"cells": [...], "workspace": bool, "max_calls": int,
+"access": str, "conditional": bool, "max_amount": number, "days": [...], "refs": [...], "message": int};
+"<cwd>" and "<home>" in paths. Bounds: {"domains"|"recipients"|"paths"|"write_paths": [...]}.
 Prohibitions: "CLASS[,CLASS][:kw,kw]", "*", "*:prod", or "egress".
 Grants, prohibitions, bounds and read_only are compared exactly; absent means none.
 """
@@ -39,7 +39,19 @@ HOST = Host(
     cwd=CWD,
 )
 EGRESS = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
-TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools", "objects", "operations")
+TARGETS = (
+    "recipients",
+    "domains",
+    "paths",
+    "commands",
+    "packages",
+    "tools",
+    "objects",
+    "operations",
+    "repos",
+    "states",
+    "cells",
+)
 BOUNDS = ("domains", "recipients", "paths", "write_paths")
 
 

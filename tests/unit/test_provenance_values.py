@@ -28,6 +28,15 @@ def found(text: Any) -> set[tuple[str, str]]:
         ("ops [at] evil [dot] example", ("email", "ops@evil.example")),
         ("ops(at)evil(dot)example", ("email", "ops@evil.example")),
         ("ops at evil dot example", ("email", "ops@evil.example")),
+        ("ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
+        ("ops@evil\t[dot]\texample", ("email", "ops@evil.example")),
+        ("ops (at) evil [.] example", ("email", "ops@evil.example")),
+        ("ops [@] evil (.) example", ("email", "ops@evil.example")),
+        ("ops{at}evil{.}example", ("email", "ops@evil.example")),
+        ("ops (at) evil dot example", ("email", "ops@evil.example")),
+        ("ops at evil [dot] example", ("email", "ops@evil.example")),
+        ("caf\u00e9: ops (at) evil dot example", ("email", "ops@evil.example")),  # not ASCII
+        ("caf\u00e9: ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
         ("ops\uff20evil.example", ("email", "ops@evil.example")),  # fullwidth @
         ("bob@b\u00fccher.example", ("email", "bob@xn--bcher-kva.example")),
         ("see https://pay.evil.example/x?y=1", ("host", "pay.evil.example")),

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, url
+from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, sql, url
 from opafence.facts.collect import Collector
 
 MAX_WORDS = 256
@@ -541,6 +541,10 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         facts["code"] = col.code
     if col.env_vars:
         facts["env_vars"] = col.env_vars
+    if tool_facts["origin"] != "builtin":
+        statements = sql.sql_facts(args)
+        if statements:
+            facts["sql"] = statements
     if ctx.identities is not None:
         same, exhausted = ctx.identities.same_files(_named_paths(col))
         if exhausted:

@@ -83,6 +83,10 @@ def _to_grant(g: DraftGrant, gid: str, message: int) -> Grant:
             "max_amount": g.max_amount,
             "days": g.days,
             "refs": g.refs,
+            "scopes": g.scopes,
+            "repos": g.repos,
+            "states": g.states,
+            "cells": g.cells,
         }
     )
 

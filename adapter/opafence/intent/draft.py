@@ -58,6 +58,13 @@ class DraftGrant(DraftModel):
     days: list[str] = Field(default_factory=list, max_length=7)
     # Derived by hardening from a refund's quote ("refund charge ch_3Nq8"), never from a draft.
     refs: list[str] = Field(default_factory=list, max_length=20)
+    # Derived by hardening from an operation's quote ("restart the api deployment in staging"):
+    # where the named objects live. Never taken from a draft.
+    scopes: list[str] = Field(default_factory=list, max_length=10)
+    # Derived by hardening from the quote (intent/named.py), never from a draft.
+    repos: list[str] = Field(default_factory=list, max_length=20)
+    states: list[str] = Field(default_factory=list, max_length=10)
+    cells: list[str] = Field(default_factory=list, max_length=20)
 
     @field_validator("literals", mode="before")
     @classmethod
@@ -98,6 +105,11 @@ class DraftGrant(DraftModel):
             out["days"] = list(self.days)
         if self.refs:
             out["refs"] = list(self.refs)
+        if self.scopes:
+            out["scopes"] = list(self.scopes)
+        for key in ("repos", "states", "cells"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
         out["evidence"] = self.evidence
         return out
 

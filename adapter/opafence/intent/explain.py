@@ -66,6 +66,13 @@ def _grant_line(g: Grant) -> str:
         parts.append(f"days={','.join(g.days)}")
     if g.refs:
         parts.append(f"refs={','.join(g.refs)}")
+    if g.scopes:
+        parts.append(f"scopes={','.join(g.scopes)}")
+    if g.capability == "operate" and g.operations:
+        parts.append(f"operations={','.join(g.operations)}")
+    for key in ("repos", "states", "cells"):
+        if getattr(g, key):
+            parts.append(f"{key}={','.join(getattr(g, key))}")
     if g.conditional:
         parts.append("conditional (asks)")
     return " ".join(parts)

@@ -27,6 +27,7 @@ from typing import Any
 from opafence.host import Host
 from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
+from opafence.intent import named as said_names
 from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
@@ -59,7 +60,7 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "chmod": (lx.PERMISSION_VERBS, frozenset({"executable", "permissions", "permission", "mode"})),
     "commit": (
         lx.COMMIT_VERBS
-        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
+        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv", "bisect"},
         frozenset({"branch", "commit", "tag", "git", "stash", "out", "remote", "upstream", "origin"}),
     ),
     "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
@@ -261,7 +262,10 @@ def _check_targets(
     g: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, host: Host, h: Hardened, message: int
 ) -> DraftGrant:
     out = g.model_copy(deep=True)
-    local = _Tokens([t for c in clauses for t in c.clause.tokens])
+    # A move out of the place the clause before names ("move every PDF in it into ...") writes it.
+    local = _Tokens(
+        [t for c in clauses for t in (*c.clause.tokens, *(c.before if rules.moves_from_before(c) else ()))]
+    )
     # What the object points back to ("upgrade it", "remove that branch") names a package or a
     # branch; never a path, host or person (the "it" of "read x, then save it to y" is content).
     pointed = _Tokens(
@@ -330,7 +334,15 @@ def _check_targets(
         if g.capability == "delete_branch":
             # git branch -d NAME for a branch the quote names: only the safe delete of a merged branch
             m = re.match(r"^git branch (?:-d|--delete) ([A-Za-z0-9][A-Za-z0-9._/-]*)$", norm)
-            if m is None or m.group(1) not in pointed.cores:
+            # "Feature/search was merged; ...": a name that starts a sentence carries a capital
+            starts = {cl.start for cl in ins.analysis.clauses}
+            opening = {
+                t.core[0].lower() + t.core[1:]
+                for c in clauses
+                for t in (c.before if rules.refers_back(c) else ())
+                if t.start in starts and t.core[:1].isupper()
+            }
+            if m is None or (m.group(1) not in pointed.cores and m.group(1) not in opening):
                 _drop(h, g, "not a branch named in the owner's instruction", message, f"command {cmd}")
             elif norm not in keep:
                 keep.append(norm)
@@ -413,6 +425,45 @@ def _operations(clauses: list[rules._Clause]) -> list[str]:
         kinds = r.operations if r is not None and r.kind == "publish" else [lx.OPERATION_OF.get(c.lemma, "")]
         out.extend(k for k in kinds if k and k not in out)
     return out
+
+
+def _operate(
+    out: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, h: Hardened, message: int
+) -> bool:
+    """An operate grant's bounds, from the quote only (never a draft's): the operations its verbs
+    ask for, the objects they name and their kinds, where they live and the counts said
+    (rego/opafence/lib/grants.rego operate_ok). False (the drop recorded) when they name none."""
+    ops: list[str] = []
+    names: list[str] = []
+    kinds: list[str] = []
+    scopes: list[str] = []
+    counts: list[str] = []
+    stack = False
+    for c in clauses:
+        op = rules.operation(c)
+        if not op:
+            continue
+        n = ins.analysis.clauses.index(c.clause)
+        previous = ins.analysis.clauses[n - 1].tokens if n > 0 else ()
+        found = rules.operated(c, previous)
+        ops.append(op)
+        names += found.names
+        kinds += found.kinds
+        scopes += found.scopes
+        counts += found.counts
+        stack = stack or found.stack
+    if not ops:
+        _drop(h, out, "no operation (restart, start, stop, scale, roll back ...) on a named object", message)
+        return False
+    if not names and not stack:
+        _drop(h, out, "an operation needs the name of the service, deployment or container", message)
+        return False
+    out.operations = list(dict.fromkeys(ops))
+    out.refs = list(dict.fromkeys(names))
+    out.objects = list(dict.fromkeys(kinds))
+    out.scopes = list(dict.fromkeys(scopes))
+    out.words = list(dict.fromkeys(counts))
+    return True
 
 
 def _access(clauses: list[rules._Clause]) -> str:
@@ -504,7 +555,13 @@ def harden_grant(
         span_words = {t.norm for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]}
         span_words |= {t.norm for c in clauses if rules.refers_back(c) for t in c.before}
         data = cap == "run_code" and any(rules.data_files(c.obj) for c in clauses)
-        if not any(c.lemma in verbs for c in clauses) and not span_words & words and not data:
+        named_test = cap == "run_tests" and any(rules.names_test(w) for w in span_words)
+        if (
+            not any(c.lemma in verbs for c in clauses)
+            and not span_words & words
+            and not data
+            and not named_test
+        ):
             _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
@@ -556,6 +613,15 @@ def harden_grant(
         out.operations = ["delete"]
     if cap == "share":
         out.access = _access(clauses)
+    if cap == "operate" and not _operate(out, clauses, ins, h, message):
+        return None
+    if (
+        cap == "commit"
+        and any(rules.backs_out(c) for c in clauses)
+        and all(c.lemma in ("back", "commit", "revert") for c in clauses)
+    ):
+        # "back out commit c0ffee1": a revert, not every kind of git bookkeeping
+        out.operations = ["revert"]
     opens = set(out.operations) <= {"create"} and set(out.objects) <= {"issue", "pull_request"}
     if cap == "publish" and set(out.objects) & _NUMBERED_OBJECTS and not opens:
         # "comment on issue 77 ..., then close it": the issues and pull requests named (or those
@@ -570,6 +636,10 @@ def harden_grant(
                 found = rules.issue_refs(ins.analysis.clauses[n - 1].tokens)
             named.extend(r for r in found if r not in named)
         out.refs = named
+    # What the words name in the call's arguments: repositories, states, cells (intent/named.py).
+    said = {c.clause.sentence for c in clauses}
+    sentence = [t for cl in ins.analysis.clauses if cl.sentence in said for t in cl.tokens]
+    out.repos, out.states, out.cells = said_names.bounds(out, clauses, sentence)
     if under and cap == "publish" and (not out.objects or set(out.objects) & _DATED_OBJECTS):
         # "if I'm free Thursday afternoon, block 2-4pm": the event falls on the day named
         per = [rules.day_bound(cond, c.obj) for c, cond in zip(clauses, conditions, strict=True)]

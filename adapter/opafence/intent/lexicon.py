@@ -42,7 +42,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
-            "package compress zip tar bundle regenerate "
+            "package compress zip tar bundle regenerate back backup "
             "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
@@ -51,18 +51,20 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move update sync abort"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync abort bisect back"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
     ("DELETE", "delete"): frozenset(
         words(
             "delete remove rm erase wipe purge trash unlink clear clean drop discard destroy eliminate "
-            "rid löschen lösche lösch entfernen entferne supprimer supprime supprimez effacer efface "
+            "empty rid löschen lösche lösch entfernen entferne supprimer supprime supprimez effacer efface "
             "borrar borra borre eliminar elimina cancellare cancella"
         )
     ),
-    ("EXECUTION", "run_tests"): frozenset(words("run execute test rerun re-run launch invoke start trigger")),
+    ("EXECUTION", "run_tests"): frozenset(
+        words("run execute test rerun re-run launch invoke start trigger bisect")
+    ),
     ("EXECUTION", "run_build"): frozenset(words("run execute build compile rebuild make")),
     ("EXECUTION", "run_lint"): frozenset(words("run execute lint typecheck type-check check")),
     ("EXECUTION", "run_format"): frozenset(words("run execute format reformat prettify autoformat")),
@@ -130,6 +132,15 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
         )
     ),
     ("EXECUTION", "page_title"): frozenset(words("read tell print log check get show give use")),
+    # An operation on a named service, deployment, container or unit (rego/opafence/classify/ops):
+    # "restart the nginx service", "scale the api deployment to 3", "roll back the web deployment".
+    # Two grants, since a cluster CLI's operation is an external write as well as a command.
+    ("EXECUTION", "operate"): frozenset(
+        words("restart reboot bounce recycle reload start stop scale roll rollback bring spin boot fire shut")
+    ),
+    ("EXTERNAL_WRITE", "operate"): frozenset(
+        words("restart reboot bounce recycle reload start stop scale roll rollback bring spin boot fire shut")
+    ),
     ("MEMORY_WRITE", "remember"): frozenset(
         words(
             "remember memorize memorise note store save keep add update forget make jot put merke retiens "
@@ -375,7 +386,8 @@ SERVER_WORDS = frozenset(
 SERVER_QUALIFIERS = frozenset(
     words(
         "dev development local localhost reload hot-reload preview rails django flask fastapi vite next "
-        "next.js nuxt hugo jekyll mkdocs webpack uvicorn storybook compose docker-compose"
+        "next.js nuxt hugo jekyll mkdocs webpack uvicorn storybook compose docker-compose jupyter "
+        "jupyterlab notebook"
     )
 )
 MIGRATION_WORDS = frozenset(words("migration migrations migrate db:migrate"))
@@ -821,4 +833,48 @@ FAILING_WORDS = frozenset(
 )
 TEST_FILE = re.compile(
     r"^(?:[\w.-]+/)*(?:tests?/[\w./-]+|test_[\w-]+\.py|[\w-]+_test\.(?:py|go)|[\w.-]+\.(?:spec|test)\.[jt]sx?)$"
+)
+
+
+# --- operations on a named object (rules.operation, harden: operate grants) -----------------------
+# The verb (with its particle: "roll back", "bring up", "shut down") -> the operation Rego's
+# classify/ops tables call it. A verb that needs a particle has none of its own.
+OPERATIONS: dict[str, str] = {
+    "restart": "restart",
+    "reboot": "restart",
+    "bounce": "restart",
+    "recycle": "restart",
+    "reload": "reload",
+    "start": "start",
+    "boot": "start",
+    "stop": "stop",
+    "scale": "scale",
+    "rollback": "rollback",
+}
+PARTICLE_OPERATIONS: dict[tuple[str, str], str] = {
+    ("roll", "back"): "rollback",
+    ("bring", "up"): "start",
+    ("spin", "up"): "start",
+    ("fire", "up"): "start",
+    ("boot", "up"): "start",
+    ("start", "up"): "start",
+    ("shut", "down"): "stop",
+    ("spin", "down"): "stop",
+}
+# What an operation acts on, as people say it (Rego's ops kind_words hold the same words per kind).
+OPERATE_KINDS = frozenset(
+    words(
+        "deployment deployments deploy statefulset statefulsets daemonset daemonsets service services "
+        "unit units daemon container containers stack compose instance instances vm workload"
+    )
+)
+# Kinds that stand for a whole compose project when nothing else names which ("the dev containers").
+OPERATE_STACKS = frozenset(words("containers services stack compose"))
+# Words before such a kind that say which project, not which object ("the local stack").
+OPERATE_QUALIFIERS = frozenset(words("dev development local docker compose whole entire all"))
+# Programs whose mention makes the object an operated one ("restart nginx with systemctl").
+OPERATE_PROGRAMS = frozenset(words("kubectl oc systemctl service docker podman docker-compose compose k8s"))
+# Where the object lives: "in the batch namespace", "in prod", "in eu-west-1".
+OPERATE_SCOPE_NOUNS = frozenset(
+    words("namespace namespaces cluster context region zone project environment env")
 )

@@ -26,7 +26,7 @@ _PACKAGE_NOISE = frozenset(
         "also plus python node crate crates gem gems please first again globally locally into in for to "
         "and or requirements requirement dev editable mode extras project project's its this everything "
         "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
-        "missing needed required up installed this repo needs go"
+        "missing needed required up installed this repo needs go extra group groups optional"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -772,7 +772,9 @@ def _command_head(t: tx.Token) -> bool:
 
 
 _RUN_NOISE = frozenset(words("the a an command script program binary file off in at called named"))
-_RUN_PREPOSITIONS = frozenset(words("on for against in with over from"))
+_RUN_PREPOSITIONS = frozenset(words("on for against in with over from across"))
+# Runners named by their program ("run mypy over the package"): what follows a preposition is prose.
+_RUNNER_HEADS = frozenset(words("mypy pytest ruff flake8 pylint eslint tsc jest vitest tox black prettier"))
 _RUN_POINTERS = frozenset(words("it them me us that this those these everything"))
 _SCRIPT_EXTS = ("sh", "py", "js", "rb", "pl", "bash", "go", "ts", "mjs", "php")
 
@@ -807,9 +809,14 @@ def _run(c: _Clause) -> list[DraftGrant] | str:
                     and t.norm in _RUN_PREPOSITIONS
                     and nxt is not None
                     and not nxt.literal
-                    and nxt.norm in _RUN_POINTERS
+                    and (
+                        nxt.norm in _RUN_POINTERS
+                        or (nxt.norm in _DETERMINERS and head.norm in lx.COMMAND_STARTS | _RUNNER_HEADS)
+                    )
                 ):
-                    break  # "run node scripts/check-links.js on it": words about it, not arguments
+                    # "run node scripts/check-links.js on it", "run mypy over the package": words
+                    # about what it runs on, not arguments
+                    break
                 # "run scripts/x.py for me", "run ./x.sh on it": a script's words after it are
                 # arguments only when they look like ones (an option, a path, a literal)
                 if (
@@ -852,8 +859,27 @@ def _runner_capability(words: set[str]) -> str:
     return caps[0] if caps else ""
 
 
+_MOVES = frozenset(words("move copy mv cp"))
+
+
+def moves_from_before(c: _Clause) -> bool:
+    """ "tidy up ~/Downloads: move every PDF in it into ~/Documents/PDFs": a move or copy out of
+    the place the clause before names ("in it", "from there"), which it writes too."""
+    norms = [t.norm for t in c.obj if not t.literal]
+    return (
+        c.lemma in _MOVES
+        and bool(c.before)
+        and any(
+            (w in _POINTERS and k > 0 and norms[k - 1] in ("in", "from", "of")) or w == "there"
+            for k, w in enumerate(norms)
+        )
+    )
+
+
 def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
     paths = _paths(c.obj)
+    if moves_from_before(c):
+        paths = [*_paths(c.before), *(p for p in paths if p not in _paths(c.before))]
     return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=workspace or not paths)]
 
 
@@ -927,6 +953,108 @@ def _code_grants(c: _Clause) -> list[DraftGrant]:
     return [_grant(c, "EXECUTION", "run_code"), _grant(c, "LOCAL_WRITE", "run_code", workspace=True)]
 
 
+_OPERATE_STOPS = frozenset(
+    words("in on to at for with from there here so because via using through by after before then now please")
+)
+_OPERATE_PARTICLES = frozenset(words("back up down"))
+_OPERATE_NAME = re.compile(r"^[a-z0-9][a-z0-9._/:-]*$")
+
+
+def operation(c: _Clause) -> str:
+    """The operation a clause asks for on a named object ("restart the nginx service", "roll back
+    the web deployment", "bring the dev containers up"), or "" (rego/opafence/classify/ops)."""
+    near = [t.norm for t in c.obj[:8] if not t.literal]
+    op = next((o for (v, p), o in lx.PARTICLE_OPERATIONS.items() if v == c.lemma and p in near), "")
+    op = op or lx.OPERATIONS.get(c.lemma, "")
+    if not op or not c.context_words & (lx.OPERATE_KINDS | lx.OPERATE_PROGRAMS):
+        return ""
+    return op
+
+
+@dataclass(frozen=True)
+class Operated:
+    """What an operation names: the objects, their kinds, where they live, the counts it sets."""
+
+    names: list[str]
+    kinds: list[str]
+    scopes: list[str]
+    counts: list[str]
+    stack: bool  # a whole compose project ("the dev containers", "the local stack")
+
+
+def _scope_words(toks: tuple[tx.Token, ...] | list[tx.Token]) -> list[str]:
+    """ "in the batch namespace", "in prod", "on eu-west-1": where an object lives."""
+    out: list[str] = []
+    for k, t in enumerate(toks):
+        if t.literal or t.norm not in ("in", "on"):
+            continue
+        for u in toks[k + 1 : k + 4]:
+            w = u.core.strip(",.;:()").lower()
+            if u.literal or w in _DETERMINERS or w in lx.OPERATE_SCOPE_NOUNS:
+                if u.trail:
+                    break
+                continue
+            if w in _OPERATE_STOPS or not _OPERATE_NAME.match(w):
+                break
+            out.append(w)
+            break
+    return list(dict.fromkeys(out))
+
+
+def operated(c: _Clause, previous: tuple[tx.Token, ...] = ()) -> Operated:
+    """The objects, kinds, scopes and counts of an operation's clause; "there" takes the scope
+    of the clause before (`previous`)."""
+    names: list[str] = []
+    kinds: list[str] = []
+    qualified = False
+    obj = c.obj
+    end = len(obj)
+    for k, t in enumerate(obj):
+        w = t.core.strip(",.;:()").lower()
+        if not t.literal and (w in _OPERATE_STOPS or (w == "and" and kinds)):
+            end = k
+            break
+        if not t.literal and (w in _DETERMINERS or w in _OPERATE_PARTICLES or w in ("and", ",")):
+            continue
+        if not t.literal and w in lx.OPERATE_KINDS:
+            kinds.append(w)
+        elif not t.literal and w in lx.OPERATE_QUALIFIERS | lx.OPERATE_PROGRAMS:
+            qualified = True
+        elif _OPERATE_NAME.match(w) and not (not t.literal and w in lx.GENERIC_OBJECTS):
+            names.append(w[:-2] if t.possessive else w)
+        if t.trail and t.trail[0] in ",;" and kinds:
+            end = k + 1
+            break
+    rest = obj[end:]
+    scopes = _scope_words(rest)
+    if not scopes and any(t.norm in ("there", "here") for t in rest) and previous:
+        scopes = _scope_words(previous)
+    counts = [
+        t.core.strip(",.;:()")
+        for k, t in enumerate(rest)
+        if re.match(r"^[0-9]{1,6}$", t.core.strip(",.;:()"))
+        and k > 0
+        and rest[k - 1].norm in ("to", "revision", "replicas", "of", "at")
+    ]
+    stack = not names and (bool(set(kinds) & lx.OPERATE_STACKS) or qualified)
+    return Operated(list(dict.fromkeys(names)), list(dict.fromkeys(kinds)), scopes, counts, stack)
+
+
+def backs_out(c: _Clause) -> bool:
+    """ "back out commit c0ffee1 with git revert": a revert of the commit named."""
+    return (
+        c.lemma == "back"
+        and bool(c.obj)
+        and c.obj[0].norm == "out"
+        and bool(c.words & {"commit", "commits", "git", "revert"})
+    )
+
+
+def names_test(w: str) -> bool:
+    """ "test_login", "login_test", "tests/test_api.py", "the tests": a word that names tests."""
+    return w in lx.TEST_WORDS or bool(re.match(r"^(?:tests?/|test_\w+|\w+_test\b|\w+\.test\.)", w))
+
+
 def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
@@ -961,6 +1089,9 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
         or ("dev" in cw and cw & {"mode", "app", "server"})
     ):
         return [_grant(c, "EXECUTION", "run_server")]
+    if operation(c):
+        # "restart the nginx service": hardening binds it to the objects, scopes and counts named
+        return [_grant(c, "EXECUTION", "operate"), _grant(c, "EXTERNAL_WRITE", "operate")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "run_migrations")] and (
         ws & lx.MIGRATION_WORDS or (lem == "migrate" and (ws & lx.DATABASE_WORDS or not ws))
     ):
@@ -1002,6 +1133,16 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
             files = [p for p in _paths(obj) if p not in refs]
             also = [_grant(c, "DELETE", "delete", paths=files)] if files else []
             return [*also, _grant(c, "DELETE", "delete_branch", commands=cmds)]
+    if backs_out(c):
+        # "back out commit c0ffee1": a revert
+        return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+    if lem == "bisect":
+        # "bisect which commit broke test_login": git bisect in the workspace, and the tests it
+        # runs at each step when the words name a test
+        found = [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+        if any(names_test(t.norm) for t in c.toks):
+            found.append(_grant(c, "EXECUTION", "run_tests"))
+        return found
     if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
@@ -1253,6 +1394,14 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
             return _edit(c)
         return [_grant(c, "EXECUTION", "run_build")]
 
+    # "back up ~/thesis to /media/usb/backup": the copy is written where it goes; the source is read
+    if lem == "backup" or (lem == "back" and first == "up"):
+        norms = [t.norm for t in obj]
+        at = next((k for k, w in enumerate(norms) if w in ("to", "into", "onto", "at", "on")), None)
+        dest = _paths(obj[at + 1 :]) if at is not None else []
+        if dest:
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=dest)]
+        return "a backup names no place it is written to"
     # writing files
     if lem in lx.WRITE_VERBS:
         paths = _paths(obj)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import starmap
 
 Hit = tuple[str, str]  # (kind, raw text); values.py normalizes
 
@@ -61,15 +62,20 @@ _BACKTICK = re.compile(rb"`([^`\n]{2,300})`")
 _PROMPT = re.compile(rb"\n[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
 _PROMPT_AT_START = re.compile(rb"[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
 # The install verbs (in fold), one literal search each, the space before them checked on each
-# hit: a literal that starts with a space costs the search a step at every word. "i" serves
-# " i " and " install ". An occurrence one match runs into follows the verb of that match, and
-# a verb is no manager's name, so none is lost.
-_INSTALLS = (re.compile(rb"i(?:nstall)? "), re.compile(rb"add "), re.compile(rb"get "))
+# hit: a literal that starts with a space costs the search a step at every word. Plain
+# literals only: a branch after one ("i(?:nstall)? ") is tried at every `i` and costs the pass
+# twice over. No verb holds another (so the passes find what one would), an occurrence one
+# match runs into follows the verb of that match, and a verb is no manager's name, so none is
+# lost.
+_INSTALLS = (re.compile(rb"i "), re.compile(rb"install "), re.compile(rb"add "), re.compile(rb"get "))
 _REQUIRE = re.compile(rb"require ")
 _INSTALL_GATES = (re.compile(rb"add "), re.compile(rb"get "))
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
 )
+# The last two bytes of each manager's name in fold: a verb after any other word ("I " is
+# " i " in fold) is passed over without walking back to its start.
+_MANAGER_TAILS = frozenset(m.translate(FOLD)[-2:] for m in _MANAGERS)
 # A label after a dot (any case: the text is not lower-cased whole); the label is the whole run
 # of letters, so "report.pdf" and "example.community" end in the label they show.
 _DOT_LABEL = re.compile(rb"\.([A-Za-z]{2,24})(?![\w-])")
@@ -79,6 +85,7 @@ _HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
 # engine's literal search takes for about that many bytes).
 _SHORT = 1 << 16
 _DENSE = 1024
+_SPAN = re.Match.span
 # How far before its anchor a window reaches: an address's local part (64) and the byte before
 # it; a host's walk back (253) and the byte before it.
 _EMAIL_BACK = 65
@@ -277,11 +284,11 @@ class Scanner:
                 yield ("host", raw.decode("utf-8", "replace"))
 
     def _numbers(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        for m in _anchored(_NUMBER, fold, b"0"):
-            raw = b[m.start() : m.end()]
-            if b"n:" + raw not in seen:
-                seen.add(b"n:" + raw)
-                yield ("number", raw.decode())
+        # Each match's bytes as written, deduplicated in C (logs hold tens of thousands of
+        # dates and counters, mostly repeated): Python sees each distinct number once.
+        spans = starmap(slice, map(_SPAN, _anchored(_NUMBER, fold, b"0")))
+        for raw in set(map(b.__getitem__, spans)):
+            yield ("number", raw.decode())
 
     def _ibans(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
         # Only the letters and digits that the IBAN pattern can go on from reach Python.
@@ -342,10 +349,11 @@ class Scanner:
         if b"q" in b or b"Q" in b:
             verbs.append(_REQUIRE)
         hits: list[tuple[int, int]] = []
+        tails = _MANAGER_TAILS
         for rx in verbs:
             for m in rx.finditer(fold):
                 i = m.start() - 1
-                if i < 0 or fold[i] != 0x20:
+                if i < 0 or fold[i] != 0x20 or fold[i - 2 if i >= 2 else 0 : i] not in tails:
                     continue
                 j = i
                 while j > 0 and i - j < 12 and fold[j - 1] not in _INSTALL_STOP:

@@ -8,6 +8,7 @@
 package opafence.lib.grants
 
 import data.opafence.classify.mcp
+import data.opafence.lib.named
 import data.opafence.lib.paths
 import data.opafence.lib.runner
 
@@ -18,7 +19,7 @@ defaults := {
 	"capability": "", "tools": [], "recipients": [], "domains": [], "paths": [], "commands": [],
 	"packages": [], "workspace": false, "max_calls": null, "literals": [], "objects": [],
 	"operations": [], "access": "", "words": [], "conditional": false, "max_amount": null, "days": [],
-	"refs": [],
+	"refs": [], "scopes": [], "repos": [], "states": [], "cells": [],
 }
 
 # METADATA
@@ -49,6 +50,11 @@ covers(g, a, ctx) if {
 	amount_ok(g, ctx)
 	days_ok(g, ctx)
 	refs_ok(g, ctx)
+	operate_ok(g, a)
+	named.repos_ok(g, ctx)
+	named.states_ok(g, a, ctx)
+	named.cells_ok(g, ctx)
+	named.git_ok(g, a)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).
@@ -242,14 +248,19 @@ tools_ok(g, tool) if {
 #   when the head noun of its name is one of them; another tool only through its domain bound.
 objects_ok(g, _) if count(g.objects) == 0
 
+# An operate grant's objects are kinds (deployment, service, container): operate_ok reads them.
+objects_ok(g, _) if g.capability == "operate"
+
 objects_ok(g, ctx) if {
 	count(g.objects) > 0
+	g.capability != "operate"
 	mcp_tool(ctx)
 	mcp.head_object in {o | some o in g.objects}
 }
 
 objects_ok(g, ctx) if {
 	count(g.objects) > 0
+	g.capability != "operate"
 	not mcp_tool(ctx)
 	count(g.domains) > 0
 }
@@ -266,8 +277,31 @@ mcp_tool(ctx) if startswith(ctx.tool, "mcp__")
 #   (verbs data operation_covers); another tool only through its domain bound.
 operations_ok(g, _, _) if count(g.operations) == 0
 
+operations_ok(g, _, _) if g.capability == "operate"
+
+# A commit grant that names kinds of action ("back out commit c0ffee1": revert) covers only git
+# subcommands of those kinds, not an amend or a reset beside it.
+operations_ok(g, a, _) if {
+	g.capability == "commit"
+	count(g.operations) > 0
+	count(a.argv) > 1
+	a.argv[0] == "git"
+	git_subcommand(a.argv) in {o | some o in g.operations}
+}
+
+# The first word after git's own options (-C DIR, -c NAME=VALUE take a value).
+git_subcommand(argv) := argv[i] if {
+	i := min({j |
+		some j, w in argv
+		j > 0
+		not startswith(w, "-")
+		not argv[j - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
+	})
+}
+
 operations_ok(g, a, ctx) if {
 	count(g.operations) > 0
+	not g.capability in {"operate", "commit"}
 	mcp_tool(ctx)
 	kinds := object.get(mcp.name_operations, a.class, set())
 	count(kinds) > 0
@@ -279,6 +313,7 @@ operations_ok(g, a, ctx) if {
 
 operations_ok(g, _, ctx) if {
 	count(g.operations) > 0
+	not g.capability in {"operate", "commit"}
 	not mcp_tool(ctx)
 	count(g.domains) > 0
 }
@@ -619,8 +654,12 @@ ref_keys := {
 #   pull request argument it carries holds one.
 refs_ok(g, _) if count(g.refs) == 0
 
+# An operate grant's refs are the objects it names: operate_ok compares them with the call's.
+refs_ok(g, _) if g.capability == "operate"
+
 refs_ok(g, ctx) if {
 	count(g.refs) > 0
+	g.capability != "operate"
 	refs := {lower(r) | some r in g.refs}
 	args := object.get(ctx, "args", {})
 	some v in [x | walk(args, [_, x]); not is_object(x); not is_array(x)]
@@ -639,4 +678,52 @@ ref_held(v, refs) if {
 ref_held(v, refs) if {
 	is_number(v)
 	format_int(v, 10) in refs
+}
+
+# --- operations on a named object -------------------------------------------------------------------
+
+# METADATA
+# title: operate_ok
+# description: |
+#   An operate grant ("restart the api deployment in staging", "scale worker to 5") covers an
+#   action only when the classifier read it as an operation (classify/ops) of a kind the grant
+#   names (`operations`), on a kind of object the words allow (`objects`, when they name one), on
+#   exactly the objects named (`refs`; none named: only a call that names none, a whole compose
+#   project), in the scopes named (`scopes`: a call must name one of them, and names none when
+#   the words name none) and with counts the owner said (`words`).
+operate_ok(g, _) if g.capability != "operate"
+
+operate_ok(g, a) if {
+	g.capability == "operate"
+	op := a.operate
+	op.operation in {lower(o) | some o in g.operations}
+	operate_kind_ok(g, op.kind)
+	operate_set_ok(g.refs, op.names)
+	operate_set_ok(g.scopes, op.scopes)
+	said := {lower(w) | some w in g.words}
+	every c in op.counts {
+		c in said
+	}
+}
+
+operate_kind_ok(g, _) if count(g.objects) == 0
+
+operate_kind_ok(g, kind) if {
+	some k in object.get(data.opafence.classify.ops.kind_words, kind, [kind])
+	k in {lower(o) | some o in g.objects}
+}
+
+# Named: the call names some and only those; not named: the call names none.
+operate_set_ok(granted, got) if {
+	count(granted) == 0
+	count(got) == 0
+}
+
+operate_set_ok(granted, got) if {
+	count(granted) > 0
+	count(got) > 0
+	allowed := {lower(x) | some x in granted}
+	every x in got {
+		x in allowed
+	}
 }

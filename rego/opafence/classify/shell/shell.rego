@@ -11,6 +11,7 @@
 #   - input: schema.input
 package opafence.classify.shell
 
+import data.opafence.classify.ops
 import data.opafence.classify.verbs
 import data.opafence.lib.action
 
@@ -52,10 +53,18 @@ workdir_unknown if {
 # METADATA
 # title: actions
 # description: Every action of every command, plus the opaque marker.
-actions contains adjust(a, cmd) if {
+actions contains operated(adjust(a, cmd), cmd) if {
 	some cmd in commands
 	some a in command_actions(cmd)
 }
+
+# An operational command on a named object (classify/ops: kubectl rollout restart deploy/api,
+# systemctl restart nginx) carries what it does, to what and where, for an operate grant.
+operated(a, cmd) := object.union(a, {"caps": (a.caps | {"operate"}), "operate": op}) if {
+	a.class in {"EXECUTION", "EXTERNAL_WRITE"}
+	not a.open
+	op := ops.shell_op(cmd)
+} else := a
 
 actions contains act("UNKNOWN", {"argv": [], "why": "opaque shell"}) if opaque
 
@@ -481,6 +490,13 @@ target_paths(cmd, "last") := {p |
 	ps := rest_paths(cmd)
 	count(ps) > 0
 	p := ps[count(ps) - 1]
+	not null_path(p)
+}
+
+target_paths(cmd, "first") := {p |
+	ps := rest_paths(cmd)
+	count(ps) > 0
+	p := ps[0]
 	not null_path(p)
 }
 
