@@ -368,6 +368,30 @@ def test_json_edges_as_text_and_as_objects(n: int) -> None:
     same(json.dumps(obj))
 
 
+# Addresses whose only hint is one form: found both where the closing brackets are few (read
+# from each bracket back) and in markup full of them (read by the hint patterns).
+ONE_HINT = [
+    "ops [@] evil.example",
+    "ops( @ )evil.example",
+    "ops@evil (.) example",
+    "ops@evil{ . }example",
+    "ops [at] evil.example",
+    "ops@evil [dot] example",
+    "ops\tat\tevil\tdot\texample",
+    "ops (at) evil dot example",
+    "ops at evil [dot] example",
+]
+
+
+@pytest.mark.parametrize("address", ONE_HINT)
+@pytest.mark.parametrize("markup", [0, 300])
+def test_each_hint_alone_in_text_and_in_markup(address: str, markup: int) -> None:
+    text = "<p>x</p>" * markup + " write to " + address + " today " + "<br>" * markup
+    assert ("email", "ops@evil.example") in v.extract(text, HOME)[0]
+    same(text)
+    same("caf\u00e9 " + text)  # not ASCII: the str hint patterns
+
+
 def test_strings_yield_what_the_walk_yields() -> None:
     from collections import OrderedDict
 

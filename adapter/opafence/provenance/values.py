@@ -283,10 +283,9 @@ _DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
-_OBF_HINTS_ASCII = (
+_OBF_HINTS_ASCII = (  # (a bracketed `@` is found from each `@`: it is rare)
     re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
-    re.compile(rb"@" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"\." + _WS + rb"{0,3}[\])}>]"),
 )
 
@@ -327,8 +326,17 @@ def _hint_starts(fold: bytes) -> list[int]:
     if len(closers) > _FEW_CLOSERS:
         for rx in _OBF_HINTS_ASCII[:2]:
             starts += [m.start() for m in rx.finditer(fold)]
-        for rx in _OBF_HINTS_ASCII[2:] if b"@" in fold else _OBF_HINTS_ASCII[3:]:
-            starts += [m.start() for m in rx.finditer(fold) if _opened(fold, m.start())]
+        starts += [m.start() for m in _OBF_HINTS_ASCII[2].finditer(fold) if _opened(fold, m.start())]
+        # `@` is rare: from one to the next (memchr) rather than a pass of its pattern.
+        n = len(fold)
+        i = fold.find(b"@")
+        while i >= 0:
+            k = i + 1
+            while k < n and k - i <= 3 and fold[k] in _WS_BYTES:
+                k += 1
+            if k < n and fold[k] in b"])}>" and _opened(fold, i):
+                starts.append(i)
+            i = fold.find(b"@", i + 1)
     else:
         for c in closers:
             w = c
