@@ -60,7 +60,7 @@ _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "chmod": (lx.PERMISSION_VERBS, frozenset({"executable", "permissions", "permission", "mode"})),
     "commit": (
         lx.COMMIT_VERBS
-        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv"},
+        | {"branch", "checkout", "switch", "merge", "stage", "pull", "revert", "cherry", "mv", "bisect"},
         frozenset({"branch", "commit", "tag", "git", "stash", "out", "remote", "upstream", "origin"}),
     ),
     "remember": (lx.MEMORY_VERBS | {"note", "forget"}, frozenset({"memory", "memories", "mind", "that"})),
@@ -262,7 +262,10 @@ def _check_targets(
     g: DraftGrant, clauses: list[rules._Clause], ins: _Instruction, host: Host, h: Hardened, message: int
 ) -> DraftGrant:
     out = g.model_copy(deep=True)
-    local = _Tokens([t for c in clauses for t in c.clause.tokens])
+    # A move out of the place the clause before names ("move every PDF in it into ...") writes it.
+    local = _Tokens(
+        [t for c in clauses for t in (*c.clause.tokens, *(c.before if rules.moves_from_before(c) else ()))]
+    )
     # What the object points back to ("upgrade it", "remove that branch") names a package or a
     # branch; never a path, host or person (the "it" of "read x, then save it to y" is content).
     pointed = _Tokens(
@@ -331,7 +334,15 @@ def _check_targets(
         if g.capability == "delete_branch":
             # git branch -d NAME for a branch the quote names: only the safe delete of a merged branch
             m = re.match(r"^git branch (?:-d|--delete) ([A-Za-z0-9][A-Za-z0-9._/-]*)$", norm)
-            if m is None or m.group(1) not in pointed.cores:
+            # "Feature/search was merged; ...": a name that starts a sentence carries a capital
+            starts = {cl.start for cl in ins.analysis.clauses}
+            opening = {
+                t.core[0].lower() + t.core[1:]
+                for c in clauses
+                for t in (c.before if rules.refers_back(c) else ())
+                if t.start in starts and t.core[:1].isupper()
+            }
+            if m is None or (m.group(1) not in pointed.cores and m.group(1) not in opening):
                 _drop(h, g, "not a branch named in the owner's instruction", message, f"command {cmd}")
             elif norm not in keep:
                 keep.append(norm)
@@ -544,7 +555,13 @@ def harden_grant(
         span_words = {t.norm for t in ins.analysis.tokens if t.start >= span[0] and t.end <= span[1]}
         span_words |= {t.norm for c in clauses if rules.refers_back(c) for t in c.before}
         data = cap == "run_code" and any(rules.data_files(c.obj) for c in clauses)
-        if not any(c.lemma in verbs for c in clauses) and not span_words & words and not data:
+        named_test = cap == "run_tests" and any(rules.names_test(w) for w in span_words)
+        if (
+            not any(c.lemma in verbs for c in clauses)
+            and not span_words & words
+            and not data
+            and not named_test
+        ):
             _drop(h, g, f"the quote does not name what {cls}/{cap} covers", message)
             return None
     out = _check_targets(g, clauses, ins, host, h, message)
@@ -598,6 +615,13 @@ def harden_grant(
         out.access = _access(clauses)
     if cap == "operate" and not _operate(out, clauses, ins, h, message):
         return None
+    if (
+        cap == "commit"
+        and any(rules.backs_out(c) for c in clauses)
+        and all(c.lemma in ("back", "commit", "revert") for c in clauses)
+    ):
+        # "back out commit c0ffee1": a revert, not every kind of git bookkeeping
+        out.operations = ["revert"]
     opens = set(out.operations) <= {"create"} and set(out.objects) <= {"issue", "pull_request"}
     if cap == "publish" and set(out.objects) & _NUMBERED_OBJECTS and not opens:
         # "comment on issue 77 ..., then close it": the issues and pull requests named (or those
@@ -742,7 +766,7 @@ def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProh
         classes = [c.upper() for c in p.classes if c.upper() in lx.CLASSES - {"READ"} or c == "*"]
         if p.egress:
             classes = sorted(set(classes) | set(lx.EGRESS_CLASSES))
-        if not classes or not p.evidence or _norm(p.evidence) not in whole_norm:
+        if not (classes or p.mentions) or not p.evidence or _norm(p.evidence) not in whole_norm:
             h.notes.append(
                 Note(p.evidence, "ignored", "a prohibition in the draft that does not quote the message")
             )
@@ -750,7 +774,12 @@ def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProh
         kws = sorted({k.strip().lower() for k in p.keywords if 0 < len(k.strip()) <= 64})
         out.append(
             DraftProhibition(
-                classes=classes, egress=p.egress, keywords=kws, evidence=p.evidence, temporary=p.temporary
+                classes=classes,
+                egress=p.egress,
+                mentions=p.mentions,
+                keywords=kws,
+                evidence=p.evidence,
+                temporary=p.temporary,
             )
         )
     return out
@@ -852,9 +881,10 @@ def _same_grant(a: DraftGrant, b: DraftGrant) -> bool:
 
 
 def _same_prohibition(a: DraftProhibition, b: DraftProhibition) -> bool:
-    return (sorted(a.classes), a.egress, sorted(a.keywords)) == (
+    return (sorted(a.classes), a.egress, a.mentions, sorted(a.keywords)) == (
         sorted(b.classes),
         b.egress,
+        b.mentions,
         sorted(b.keywords),
     )
 

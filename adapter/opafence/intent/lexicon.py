@@ -42,7 +42,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
-            "package compress zip tar bundle regenerate "
+            "package compress zip tar bundle regenerate back backup "
             "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
@@ -51,18 +51,20 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("LOCAL_WRITE", "commit"): frozenset(
         words(
             "commit stash branch checkout tag merge rebase stage add switch create make squash amend "
-            "cherry-pick pull revert undo pop apply cherry mv rename move update sync abort"
+            "cherry-pick pull revert undo pop apply cherry mv rename move update sync abort bisect back"
         )
     ),
     ("DELETE", "delete_branch"): frozenset(words("delete remove clean drop prune")),
     ("DELETE", "delete"): frozenset(
         words(
             "delete remove rm erase wipe purge trash unlink clear clean drop discard destroy eliminate "
-            "rid löschen lösche lösch entfernen entferne supprimer supprime supprimez effacer efface "
+            "empty rid löschen lösche lösch entfernen entferne supprimer supprime supprimez effacer efface "
             "borrar borra borre eliminar elimina cancellare cancella"
         )
     ),
-    ("EXECUTION", "run_tests"): frozenset(words("run execute test rerun re-run launch invoke start trigger")),
+    ("EXECUTION", "run_tests"): frozenset(
+        words("run execute test rerun re-run launch invoke start trigger bisect")
+    ),
     ("EXECUTION", "run_build"): frozenset(words("run execute build compile rebuild make")),
     ("EXECUTION", "run_lint"): frozenset(words("run execute lint typecheck type-check check")),
     ("EXECUTION", "run_format"): frozenset(words("run execute format reformat prettify autoformat")),
@@ -384,7 +386,8 @@ SERVER_WORDS = frozenset(
 SERVER_QUALIFIERS = frozenset(
     words(
         "dev development local localhost reload hot-reload preview rails django flask fastapi vite next "
-        "next.js nuxt hugo jekyll mkdocs webpack uvicorn storybook compose docker-compose"
+        "next.js nuxt hugo jekyll mkdocs webpack uvicorn storybook compose docker-compose jupyter "
+        "jupyterlab notebook"
     )
 )
 MIGRATION_WORDS = frozenset(words("migration migrations migrate db:migrate"))

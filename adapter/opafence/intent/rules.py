@@ -26,7 +26,7 @@ _PACKAGE_NOISE = frozenset(
         "also plus python node crate crates gem gems please first again globally locally into in for to "
         "and or requirements requirement dev editable mode extras project project's its this everything "
         "what's whats pyproject gemfile manifest lockfile uv poetry pipenv composer bundler nuget all "
-        "missing needed required up installed this repo needs go"
+        "missing needed required up installed this repo needs go extra group groups optional"
     )
 )
 _COMMAND_STOP = frozenset(words("and then but please for now again first so because to after before"))
@@ -772,7 +772,9 @@ def _command_head(t: tx.Token) -> bool:
 
 
 _RUN_NOISE = frozenset(words("the a an command script program binary file off in at called named"))
-_RUN_PREPOSITIONS = frozenset(words("on for against in with over from"))
+_RUN_PREPOSITIONS = frozenset(words("on for against in with over from across"))
+# Runners named by their program ("run mypy over the package"): what follows a preposition is prose.
+_RUNNER_HEADS = frozenset(words("mypy pytest ruff flake8 pylint eslint tsc jest vitest tox black prettier"))
 _RUN_POINTERS = frozenset(words("it them me us that this those these everything"))
 _SCRIPT_EXTS = ("sh", "py", "js", "rb", "pl", "bash", "go", "ts", "mjs", "php")
 
@@ -807,9 +809,14 @@ def _run(c: _Clause) -> list[DraftGrant] | str:
                     and t.norm in _RUN_PREPOSITIONS
                     and nxt is not None
                     and not nxt.literal
-                    and nxt.norm in _RUN_POINTERS
+                    and (
+                        nxt.norm in _RUN_POINTERS
+                        or (nxt.norm in _DETERMINERS and head.norm in lx.COMMAND_STARTS | _RUNNER_HEADS)
+                    )
                 ):
-                    break  # "run node scripts/check-links.js on it": words about it, not arguments
+                    # "run node scripts/check-links.js on it", "run mypy over the package": words
+                    # about what it runs on, not arguments
+                    break
                 # "run scripts/x.py for me", "run ./x.sh on it": a script's words after it are
                 # arguments only when they look like ones (an option, a path, a literal)
                 if (
@@ -852,8 +859,27 @@ def _runner_capability(words: set[str]) -> str:
     return caps[0] if caps else ""
 
 
+_MOVES = frozenset(words("move copy mv cp"))
+
+
+def moves_from_before(c: _Clause) -> bool:
+    """ "tidy up ~/Downloads: move every PDF in it into ~/Documents/PDFs": a move or copy out of
+    the place the clause before names ("in it", "from there"), which it writes too."""
+    norms = [t.norm for t in c.obj if not t.literal]
+    return (
+        c.lemma in _MOVES
+        and bool(c.before)
+        and any(
+            (w in _POINTERS and k > 0 and norms[k - 1] in ("in", "from", "of")) or w == "there"
+            for k, w in enumerate(norms)
+        )
+    )
+
+
 def _edit(c: _Clause, workspace: bool = True) -> list[DraftGrant]:
     paths = _paths(c.obj)
+    if moves_from_before(c):
+        paths = [*_paths(c.before), *(p for p in paths if p not in _paths(c.before))]
     return [_grant(c, "LOCAL_WRITE", "edit", paths=paths, workspace=workspace or not paths)]
 
 
@@ -1014,6 +1040,21 @@ def operated(c: _Clause, previous: tuple[tx.Token, ...] = ()) -> Operated:
     return Operated(list(dict.fromkeys(names)), list(dict.fromkeys(kinds)), scopes, counts, stack)
 
 
+def backs_out(c: _Clause) -> bool:
+    """ "back out commit c0ffee1 with git revert": a revert of the commit named."""
+    return (
+        c.lemma == "back"
+        and bool(c.obj)
+        and c.obj[0].norm == "out"
+        and bool(c.words & {"commit", "commits", "git", "revert"})
+    )
+
+
+def names_test(w: str) -> bool:
+    """ "test_login", "login_test", "tests/test_api.py", "the tests": a word that names tests."""
+    return w in lx.TEST_WORDS or bool(re.match(r"^(?:tests?/|test_\w+|\w+_test\b|\w+\.test\.)", w))
+
+
 def _family(c: _Clause) -> list[DraftGrant] | None:
     """Everyday requests named by what they act on (issue 14): the dev server, migrations, a
     virtualenv, the project's dependencies, pip itself, a computation in code, a merged branch."""
@@ -1092,6 +1133,16 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
             files = [p for p in _paths(obj) if p not in refs]
             also = [_grant(c, "DELETE", "delete", paths=files)] if files else []
             return [*also, _grant(c, "DELETE", "delete_branch", commands=cmds)]
+    if backs_out(c):
+        # "back out commit c0ffee1": a revert
+        return [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+    if lem == "bisect":
+        # "bisect which commit broke test_login": git bisect in the workspace, and the tests it
+        # runs at each step when the words name a test
+        found = [_grant(c, "LOCAL_WRITE", "commit", workspace=True)]
+        if any(names_test(t.norm) for t in c.toks):
+            found.append(_grant(c, "EXECUTION", "run_tests"))
+        return found
     if (c.tool == "git" or "git" in ws) and lem in _GIT_VERBS | lx.COMMIT_VERBS | {"rename", "move"}:
         paths = _paths(obj)
         return [_grant(c, "LOCAL_WRITE", "commit", paths=paths, workspace=True)]
@@ -1343,6 +1394,14 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
             return _edit(c)
         return [_grant(c, "EXECUTION", "run_build")]
 
+    # "back up ~/thesis to /media/usb/backup": the copy is written where it goes; the source is read
+    if lem == "backup" or (lem == "back" and first == "up"):
+        norms = [t.norm for t in obj]
+        at = next((k for k, w in enumerate(norms) if w in ("to", "into", "onto", "at", "on")), None)
+        dest = _paths(obj[at + 1 :]) if at is not None else []
+        if dest:
+            return [_grant(c, "LOCAL_WRITE", "edit", paths=dest)]
+        return "a backup names no place it is written to"
     # writing files
     if lem in lx.WRITE_VERBS:
         paths = _paths(obj)

@@ -147,12 +147,40 @@ def is_negation(norm: str) -> bool:
     return norm in lx.NEGATIONS or norm.endswith("n't") or norm in ("dont", "cant", "wont", "shouldnt")
 
 
+# Verbs that are also adjectives, and the words that make them one.
+_ADJECTIVE_VERBS = frozenset(["empty"])
+_BEFORE_ADJECTIVES = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it's",
+        "an",
+        "a",
+        "the",
+        "stays",
+        "left",
+        "keep",
+        "not",
+        "all",
+        "already",
+        "still",
+    ]
+)
+
+
 def verb_at(tokens: tuple[Token, ...] | list[Token], i: int) -> str:
     """The lemma if tokens[i] is a verb we know (never a literal), else ""."""
     if i >= len(tokens) or tokens[i].literal:
         return ""
     norm = tokens[i].norm
     found = lx.lemma(norm)
+    if found in _ADJECTIVE_VERBS and i > 0 and tokens[i - 1].norm in _BEFORE_ADJECTIVES:
+        return ""  # "whether or not it is empty", "an empty file": a state, not a request
     if not found and "-" in norm:
         # "envoie-le", "schick's": a verb with a pronoun attached
         found = lx.lemma(norm.split("-", 1)[0])

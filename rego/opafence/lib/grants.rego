@@ -54,6 +54,7 @@ covers(g, a, ctx) if {
 	named.repos_ok(g, ctx)
 	named.states_ok(g, a, ctx)
 	named.cells_ok(g, ctx)
+	named.git_ok(g, a)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).
@@ -278,9 +279,29 @@ operations_ok(g, _, _) if count(g.operations) == 0
 
 operations_ok(g, _, _) if g.capability == "operate"
 
+# A commit grant that names kinds of action ("back out commit c0ffee1": revert) covers only git
+# subcommands of those kinds, not an amend or a reset beside it.
+operations_ok(g, a, _) if {
+	g.capability == "commit"
+	count(g.operations) > 0
+	count(a.argv) > 1
+	a.argv[0] == "git"
+	git_subcommand(a.argv) in {o | some o in g.operations}
+}
+
+# The first word after git's own options (-C DIR, -c NAME=VALUE take a value).
+git_subcommand(argv) := argv[i] if {
+	i := min({j |
+		some j, w in argv
+		j > 0
+		not startswith(w, "-")
+		not argv[j - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
+	})
+}
+
 operations_ok(g, a, ctx) if {
 	count(g.operations) > 0
-	g.capability != "operate"
+	not g.capability in {"operate", "commit"}
 	mcp_tool(ctx)
 	kinds := object.get(mcp.name_operations, a.class, set())
 	count(kinds) > 0
@@ -292,7 +313,7 @@ operations_ok(g, a, ctx) if {
 
 operations_ok(g, _, ctx) if {
 	count(g.operations) > 0
-	g.capability != "operate"
+	not g.capability in {"operate", "commit"}
 	not mcp_tool(ctx)
 	count(g.domains) > 0
 }

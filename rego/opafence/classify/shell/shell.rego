@@ -493,6 +493,13 @@ target_paths(cmd, "last") := {p |
 	not null_path(p)
 }
 
+target_paths(cmd, "first") := {p |
+	ps := rest_paths(cmd)
+	count(ps) > 0
+	p := ps[0]
+	not null_path(p)
+}
+
 target_paths(cmd, "after_first") := {p | some p in array.slice(rest_paths(cmd), 1, count(rest_paths(cmd)))}
 
 target_paths(_, "none") := set()
