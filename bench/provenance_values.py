@@ -5,7 +5,7 @@ chat history, a calendar listing; each recorded N times into a fresh per-task le
 hashes, first source kept). Then one 1 MB result (a long page with addresses, links and numbers
 spread through it), and the match of a send's targets against a full ledger.
 
-    .venv/bin/python bench/provenance_values.py [--rounds 400] [--before REV] [--json]
+    .venv/bin/python bench/provenance_values.py [--rounds 400] [--before REV] [--only "1 MB"] [--json]
 
 Times are CPU time of this process (time.process_time): on a shared machine wall time mostly
 measures the neighbours. With --before REV (a git revision of this repository), the recording
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -152,6 +153,85 @@ def html(kb: int) -> str:
     return "".join(rows)[: kb * 1024]
 
 
+def records(kb: int) -> str:
+    """An API listing as JSON (under 1 MB, so it is parsed): many short fields per record, a
+    few of them target-like (an address, a phone, a link), the rest ids, dates, amounts, flags."""
+    out: list[dict[str, Any]] = []
+    size, i = 2, 0
+    while True:
+        rec = {
+            "id": f"cus_{i:08d}",
+            "name": f"Customer {i}",
+            "email": f"buyer{i}@shop{i % 11}.example",
+            "phone": f"+44 20 7946 {i % 10000:04d}",
+            "created_at": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{i % 60:02d}:00Z",
+            "status": ("active", "past_due", "canceled")[i % 3],
+            "plan": {"name": "pro", "amount": 1900 + i % 7, "currency": "eur", "interval": "month"},
+            "tags": ["vip", "newsletter"][: i % 3],
+            "metadata": {"source": "import", "note": "renewed after the trial"},
+            "portal": f"https://billing.example/p/{i}",
+            "delinquent": i % 5 == 0,
+        }
+        size += len(json.dumps(rec)) + 2
+        if size > kb * 1024 - 64:
+            break
+        out.append(rec)
+        i += 1
+    return json.dumps({"object": "list", "data": out, "has_more": True})
+
+
+def logs(kb: int) -> str:
+    """Application log lines: timestamps, levels, request paths and ids, durations; now and
+    then an address, an IP or a host."""
+    lines: list[str] = []
+    size, i = 0, 0
+    while size < kb * 1024:
+        line = (
+            f"2026-12-02T13:{i // 600 % 60:02d}:{i // 10 % 60:02d}.{i % 1000:03d}Z INFO  [worker-{i % 8}] "
+            f"GET /api/v1/items/{i % 500} 200 {i % 97}ms req={i * 2654435761 % 2**32:08x}\n"
+        )
+        if i % 50 == 0:
+            line += (
+                f"2026-12-02T13:{i // 600 % 60:02d}:{i // 10 % 60:02d}.{i % 1000:03d}Z WARN  [mailer] "
+                f"bounce for user{i % 40}@corp.example from 10.0.{i % 4}.{i % 250} via smtp.relay.example\n"
+            )
+        lines.append(line)
+        size += len(line)
+        i += 1
+    return "".join(lines)[: kb * 1024]
+
+
+def site(kb: int) -> str:
+    """A web page as a fetch tool returns it, shaped like a real one: a head of styles and
+    scripts, navigation, markup-heavy paragraphs, a link every KB or so, a footer address."""
+    head = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Notes</title>'
+        '<link rel="stylesheet" href="/static/css/main.4f2a.css">'
+        "<style>.post{margin:0 auto;max-width:42rem}.post h2{font-size:1.4rem}</style>"
+        "<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}</script>"
+        '</head><body><nav><a href="/">Home</a> <a href="/about">About</a></nav>\n'
+    )
+    rows = [head]
+    size, i = len(head), 0
+    while size < kb * 1024:
+        row = (
+            f'<article class="post post-{i % 5}" id="p{i}"><h2 class="title">Update {i}</h2>'
+            '<p class="lead">The team shipped the update on time; the notes cover what changed, '
+            "what broke and what comes next. Thanks to everyone who tested the beta.</p>"
+            "<p>Most of the work went into the importer and the settings page, which now load "
+            "faster and keep their state.</p>"
+        )
+        if i % 3 == 0:
+            row += f'<p>Read <a href="https://blog.example/{i}" rel="noopener">the full post</a>.</p>'
+        row += "</article>\n"
+        if i % 100 == 0:
+            row += '<footer>Contact <a href="mailto:desk@paper.example">the desk</a></footer>\n'
+        rows.append(row)
+        size += len(row)
+        i += 1
+    return "".join(rows)[: kb * 1024]
+
+
 ROOT = Path(__file__).resolve().parents[1]
 _PROV = ("scan", "values", "ledger", "record")
 
@@ -220,6 +300,7 @@ def main() -> None:
     ap.add_argument("--big-rounds", type=int, default=30)
     ap.add_argument("--before", default="", help="a git revision to measure side by side")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--only", default="", help="only the results whose label holds this text")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         sides = recorders(load_before(a.before, Path(tmp)) if a.before else None)
@@ -228,13 +309,31 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     names = list(sides)
-    head = "".join(f" {n + ' p50':>12} {n + ' p99':>12}" for n in names)
+    head = "".join(f" {n + ' p50':>12} {n + ' p99':>12} {n + ' /s':>9}" for n in names)
     print(f"{'what (CPU µs per result)':44} {'bytes':>8}{head} {'values':>7}")
     for name, r in rows.items():
-        cells = "".join(f" {r[n]['p50_us']:>12.0f} {r[n]['p99_us']:>12.0f}" for n in names)
+        cells = "".join(
+            f" {r[n]['p50_us']:>12.0f} {r[n]['p99_us']:>12.0f} {1e6 / max(r[n]['p50_us'], 1e-3):>9.0f}"
+            for n in names
+        )
         print(f"{name:44} {r['bytes']:>8}{cells} {r['now']['values']:>7}")
     median = statistics.median([r["now"]["p50_us"] for r in rows.values()])
-    print(f"(median of the p50s, now: {median:.0f} µs)")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(median of the p50s, now: {median:.0f} µs; /s: results per CPU second at p50)")
+    print(f"(max RSS of this process: {rss:.0f} MB)")
+
+
+# The 1 MB results: the four realistic shapes first, then the stress shapes (one value every
+# 60 or 150 bytes, mostly distinct: their cost is the per-value work, hashing included).
+BIG: tuple[tuple[str, Callable[[], str]], ...] = (
+    ("article, 1 MB (text, a link every 4 KB)", lambda: prose(1024)),
+    ("API listing, 1 MB (JSON, 2,400 records)", lambda: records(1024)),
+    ("web page, 1 MB (HTML, a link every 1.4 KB)", lambda: site(1024)),
+    ("log lines, 1 MB (12,000 lines)", lambda: logs(1024)),
+    ("dense page, 1 MB (a value every 60 B)", lambda: page(1024)),
+    ("link farm, 1 MB (HTML, a link every 150 B)", lambda: html(1024)),
+    ("inbox search, 1.1 MB (JSON, cut to text)", lambda: inbox(1600)),
+)
 
 
 def run(sides: dict[str, tuple[Any, Any]], a: argparse.Namespace) -> dict[str, Any]:
@@ -247,14 +346,13 @@ def run(sides: dict[str, tuple[Any, Any]], a: argparse.Namespace) -> dict[str, A
     }
     rows: dict[str, Any] = {}
     for name, result in results.items():
-        rows[name] = measure(sides, "mcp__gmail__search_emails", result, a.rounds)
-    for label, big in (
-        ("article, 1 MB (text, a link every 4 KB)", prose(1024)),
-        ("dense page, 1 MB (a value every 60 B)", page(1024)),
-        ("web page, 1 MB (HTML, a link every 150 B)", html(1024)),
-        ("inbox search, 1 MB (JSON, 1,600 emails)", inbox(1600)),
-    ):
-        rows[label] = measure(sides, "web_extract", big, a.big_rounds)
+        if a.only in name:
+            rows[name] = measure(sides, "mcp__gmail__search_emails", result, a.rounds)
+    for label, big in BIG:
+        if a.only in label:
+            rows[label] = measure(sides, "web_extract", big(), a.big_rounds)
+    if a.only:
+        return rows
     full = ValueLedger()
     for i in range(200):
         note_result(full, "mcp__gmail__search_emails", i, inbox(20), ["mcp"], {})

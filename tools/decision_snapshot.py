@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.opa.decision_cases import Case, all_corpus_cases, evaluate  # noqa: E402
+from verdict_diff import report  # noqa: E402
 
 QUERY = "data.opafence.decision"
 
@@ -99,10 +100,7 @@ def main() -> int:
         after = decide(cases, None)
         diffs = differences(before, after)
         print(f"{len(cases)} corpus decisions, {args.ref}'s rego/ against this checkout's")
-    for d in diffs:
-        print(d)
-    print(f"{len(diffs)} differences")
-    return 1 if diffs else 0
+    return report(diffs)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from opafence.audit_keys import AuditKeyError, AuditKeys, keys_for, signature_ok
+from opafence.errors import OpafenceError
 from opafence.paths import write_all, write_private_file
 
 GENESIS = "0" * 64
@@ -46,7 +47,7 @@ RECOVER = (
 )
 
 
-class AuditError(Exception):
+class AuditError(OpafenceError):
     """The trail cannot be appended to safely; the message says what is wrong and how to recover."""
 
 

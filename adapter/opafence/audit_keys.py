@@ -23,6 +23,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from opafence.errors import OpafenceError
 from opafence.paths import ensure_private_dir
 
 KEY_DIR = "keys"
@@ -31,7 +32,7 @@ PUBLIC_KEY = "audit-ed25519.pub.pem"
 HMAC_KEY = "audit-hmac.key"
 
 
-class AuditKeyError(Exception):
+class AuditKeyError(OpafenceError):
     """A key file is missing, unreadable or does not match its counterpart."""
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from opafence.config import SigningAlg
-from opafence.errors import BridgeError
+from opafence.errors import BridgeError, OpafenceError
 from opafence.opa.binary import resolve
 from opafence.rego_files import BUNDLE_ROOTS, content_revision, rego_root, stage_bundle
 
@@ -34,7 +34,7 @@ ORG_ROOT = "org"
 PARTIAL_NAMESPACE = "partial"  # opa build's default --partial-namespace
 
 
-class BundleError(Exception):
+class BundleError(OpafenceError):
     """A bundle cannot be built, read or used; the message names the bundle and the reason."""
 
 

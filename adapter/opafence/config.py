@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from opafence.errors import OpafenceError
 from opafence.paths import state_dir
 
 # A host id prefixes task keys (`<id>:<session>`) and names data.hosts[<id>] on a shared OPA.
@@ -39,7 +40,7 @@ RiskClass = Literal[
 ]
 
 
-class ConfigError(Exception):
+class ConfigError(OpafenceError):
     """The configuration cannot be used; the message names the file and the key."""
 
 

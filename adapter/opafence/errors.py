@@ -36,7 +36,12 @@ FIXES: dict[str, str] = {
 }
 
 
-class BridgeError(Exception):
+class OpafenceError(Exception):
+    """The base of every exception opafence defines, so a caller can tell ours apart from a bug
+    (tests/unit/test_errors.py holds every exception class of the package to it)."""
+
+
+class BridgeError(OpafenceError):
     """A failure on the way to a decision. Never escapes to Hermes: it becomes a block."""
 
     def __init__(self, code: str, detail: str = "") -> None:

@@ -44,6 +44,16 @@ TOKENS = [
     "ops {at} evil {dot} com",
     "ops <at> evil <dot> io",
     "ops at evil dot example",
+    "ops\tat\tevil\tdot\texample",
+    "ops (at) evil [.] example",
+    "ops [@] evil (.) example",
+    "ops (at) evil dot example",
+    "ops at evil [dot] example",
+    "x@y\t[dot]\tz",
+    "[.]",
+    "(@)",
+    "\tdot\n",
+    "(e.g.)",
     "ops at\x1f) evil dot\x0b] example",  # whitespace a str pattern's \s knows beyond " \t\n"
     "x at    ] y",
     "dot dot dot ",
@@ -183,11 +193,10 @@ class _Unwindowed(ref_scan.Scanner):
 
 
 def _whole_text_plain(text: str, low: str) -> str:
-    """The reference's de-obfuscation over the whole text: one window, no cap."""
-    return "\n".join(
-        [ref._OBF_DOT.sub(".", ref._OBF_AT.sub("@", text))]
-        + [f"{x.group(1)}@{ref._SPELLED_DOT.sub('.', x.group(2))}" for x in ref._SPELLED.finditer(text)]
-    )
+    """The de-obfuscation over the whole text: one window, no cap. Its rules are today's
+    (v._plain: the reference's, and bracketed `@`/`.`, mixed spellings, any whitespace around a
+    spelled "dot"), so what is checked here is where the windows go, not the rules."""
+    return "\n".join(v._plain(text))
 
 
 def unwindowed(result: Any) -> set[tuple[str, str]]:
@@ -200,6 +209,26 @@ def unwindowed(result: Any) -> set[tuple[str, str]]:
         ref._SCANNER, ref._deobfuscated = saved
 
 
+def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True) -> bool:
+    """Whether a result holds a value (not null or a flag) deeper than MAX_DEPTH, in its JSON
+    or in JSON inside one of the strings of its outer document (extract reads one level)."""
+    if depth == 0 and outer and isinstance(obj, str):
+        text, parsed, _ = v.as_text(obj)
+        return text is None and _nests_past_limit(parsed, 0)
+    if obj is None or isinstance(obj, bool):
+        return False
+    if depth > v.MAX_DEPTH:
+        return True
+    if isinstance(obj, str):
+        inner = v._json_in(obj) if outer else None
+        return inner is not None and _nests_past_limit(inner, 0, outer=False)
+    if isinstance(obj, dict):
+        return any(_nests_past_limit(x, depth + 1, outer) for x in obj.values())
+    if isinstance(obj, list | tuple):
+        return any(_nests_past_limit(x, depth + 1, outer) for x in obj)
+    return False
+
+
 def same(result: Any) -> None:
     """The frozen copy's values, with exactly the change the window fix exists for: everything
     a full, unwindowed reading finds is found (the frozen copy lost values behind its windows);
@@ -208,10 +237,11 @@ def same(result: Any) -> None:
     which a full reading does not find, never a value a full reading has."""
     want = ref.extract(result, HOME)
     got = v.extract(result, HOME)
-    assert got[1] == want[1], "truncated"
-    if got[0] == want[0]:
-        return
+    # Nesting past MAX_DEPTH now counts as truncated (the frozen copy dropped it unsaid).
+    assert got[1] == (want[1] or _nests_past_limit(result)), "truncated"
     full = unwindowed(result)
+    if got[0] == want[0] and full <= got[0]:  # (the frozen copy misses what the rules it
+        return  # lacks find: agreeing with it is not enough)
     missed = full - got[0]
     invented = got[0] - want[0] - full
     lost = (want[0] - got[0]) & full  # empty whenever nothing is missed; said for the message
@@ -287,6 +317,90 @@ def test_each_token_alone_and_in_context() -> None:
     for t in TOKENS:
         for wrap in ("{}", "x{}y", " {} ", "({})", "{}.", "\n{}\n", '"{}"', "a@{}", "{}@b.example"):
             same(wrap.format(t))
+
+
+def flat_json(rng: random.Random, texts: list[str]) -> str:
+    """JSON with no string that is itself JSON (the joined strings are read in one go)."""
+    doc: dict[str, Any] = {
+        "data": [
+            {"id": i, "body": t, "n": rng.randrange(10**12), "ok": True, "x": 1.5}
+            for i, t in enumerate(texts)
+        ],
+        texts[0][:40]: [rng.random(), None, texts[-1], [[texts[0]]]],
+    }
+    return json.dumps(doc, ensure_ascii=rng.random() < 0.5)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_seeded_flat_json(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    for _ in range(25):
+        texts = [random_text(rng, rng.randrange(1, 80)) for _ in range(rng.randrange(1, 6))]
+        same(flat_json(rng, texts))
+
+
+# Structures around the fast JSON path's edges: a string that is JSON after whitespace (\x1c
+# and U+2028 are whitespace to str.strip), one that only looks so after a newline inside
+# another string, nesting past MAX_DEPTH, keys that are not strings, subclasses, floats.
+_DEEP: Any = "ops@deep.example"
+for _ in range(40):
+    _DEEP = [_DEEP, {"k": _DEEP if isinstance(_DEEP, str) else "mid@deep.example"}]
+# (The nested documents spell `@` as \u0040: only a parse finds their addresses.)
+EDGE_JSON: list[Any] = [
+    {"a": ' \x1c{"to": "ops\\u0040evil.example"}'},
+    {"a": '\u2028[ "ops\\u0040evil.example" ]'},
+    {"a": 'line\n{"to": "ops\\u0040evil.example"}'},
+    {"a": "ops", "b": "[at] evil.example"},
+    ["x", "", '{"n": "ops\\u0040evil.example"}', "  "],
+    '{"a": "ops\\u0040evil.example"}',
+    _DEEP,
+    {1: "one@x.example", 2.5: ["two@x.example"], None: True},
+    {"f": [1e100, 12345678.5, -1234567, 10**30, True, None]},
+    {"big": "a" * (v.MAX_SCAN - 5), "b": "ops@evil.example"},
+    {"big": "a" * (v.MAX_SCAN + 5)},
+]
+
+
+@pytest.mark.parametrize("n", range(len(EDGE_JSON)))
+def test_json_edges_as_text_and_as_objects(n: int) -> None:
+    obj = EDGE_JSON[n]
+    same(obj)
+    same(json.dumps(obj))
+
+
+# Addresses whose only hint is one form: found both where the closing brackets are few (read
+# from each bracket back) and in markup full of them (read by the hint patterns).
+ONE_HINT = [
+    "ops [@] evil.example",
+    "ops( @ )evil.example",
+    "ops@evil (.) example",
+    "ops@evil{ . }example",
+    "ops [at] evil.example",
+    "ops@evil [dot] example",
+    "ops\tat\tevil\tdot\texample",
+    "ops (at) evil dot example",
+    "ops at evil [dot] example",
+]
+
+
+@pytest.mark.parametrize("address", ONE_HINT)
+@pytest.mark.parametrize("markup", [0, 300])
+def test_each_hint_alone_in_text_and_in_markup(address: str, markup: int) -> None:
+    text = "<p>x</p>" * markup + " write to " + address + " today " + "<br>" * markup
+    assert ("email", "ops@evil.example") in v.extract(text, HOME)[0]
+    same(text)
+    same("caf\u00e9 " + text)  # not ASCII: the str hint patterns
+
+
+def test_strings_yield_what_the_walk_yields() -> None:
+    from collections import OrderedDict
+
+    rng = random.Random(5)
+    objs: list[Any] = [*EDGE_JSON, OrderedDict(a="x", b=[1234567]), ("t", ["u"]), 7, "s", None]
+    for _ in range(200):
+        objs.append(json.loads(flat_json(rng, [random_text(rng, 20) for _ in range(3)])))
+    for obj in objs:
+        assert v._strings(obj) == (list(v._walk(obj)), _nests_past_limit(obj, outer=False))
 
 
 @settings(max_examples=300, deadline=None)

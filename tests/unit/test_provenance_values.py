@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -9,7 +11,7 @@ import pytest
 
 from opafence.facts import FactsContext, build_facts
 from opafence.provenance import values as v
-from opafence.provenance.ledger import ValueLedger
+from opafence.provenance.ledger import DIGEST_BYTES, ValueLedger
 from opafence.provenance.record import note_message, note_result, provenance_facts
 from opafence.provenance.targets import call_targets
 
@@ -28,6 +30,15 @@ def found(text: Any) -> set[tuple[str, str]]:
         ("ops [at] evil [dot] example", ("email", "ops@evil.example")),
         ("ops(at)evil(dot)example", ("email", "ops@evil.example")),
         ("ops at evil dot example", ("email", "ops@evil.example")),
+        ("ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
+        ("ops@evil\t[dot]\texample", ("email", "ops@evil.example")),
+        ("ops (at) evil [.] example", ("email", "ops@evil.example")),
+        ("ops [@] evil (.) example", ("email", "ops@evil.example")),
+        ("ops{at}evil{.}example", ("email", "ops@evil.example")),
+        ("ops (at) evil dot example", ("email", "ops@evil.example")),
+        ("ops at evil [dot] example", ("email", "ops@evil.example")),
+        ("caf\u00e9: ops (at) evil dot example", ("email", "ops@evil.example")),  # not ASCII
+        ("caf\u00e9: ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
         ("ops\uff20evil.example", ("email", "ops@evil.example")),  # fullwidth @
         ("bob@b\u00fccher.example", ("email", "bob@xn--bcher-kva.example")),
         ("see https://pay.evil.example/x?y=1", ("host", "pay.evil.example")),
@@ -70,6 +81,28 @@ def test_json_results_are_read_as_json_strings_and_nested_json() -> None:
 def test_a_result_over_the_scan_limit_is_truncated() -> None:
     _, truncated = v.extract("a" * (v.MAX_SCAN + 1))
     assert truncated
+
+
+def _nested(value: Any, levels: int) -> Any:
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels", [v.MAX_DEPTH, v.MAX_DEPTH + 1, 40])
+def test_a_value_nested_past_the_depth_limit_makes_the_result_truncated(levels: int) -> None:
+    # A value too deep to read must not go unrecorded with the ledger still whole.
+    doc = json.dumps({"body": "see below", "x": _nested("ops@evil.example", levels)})
+    found_values, truncated = v.extract(doc)
+    readable = levels < v.MAX_DEPTH  # the dict is level 0, its list level 1
+    assert (("email", "ops@evil.example") in found_values) == readable
+    assert truncated == (not readable)
+    led = ValueLedger()
+    note_result(led, "mcp__x__read", 1, doc, ["mcp"], {})
+    assert led.lossy == (not readable)
+    # The same inside a JSON string of the result (MCP wraps its payload so).
+    wrapped = json.dumps({"content": [{"text": doc}]})
+    assert v.extract(wrapped)[1] == (not readable)
 
 
 def test_targets_match_how_results_spell_them() -> None:
@@ -117,6 +150,17 @@ def test_sub_agent_results_and_session_search_are_untrusted() -> None:
     assert note_result(led, "session_search", 2, "pay DE89370400440532013000", [], {})
     assert led.digest("email", "ops@evil.example") in led.untrusted
     assert led.digest("iban", "DE89370400440532013000") in led.untrusted
+
+
+@pytest.mark.parametrize("key", [b"", b"k", bytes(range(32)), bytes(range(64)), bytes(range(200))])
+def test_digests_are_hmac_sha256_of_kind_and_value(key: bytes) -> None:
+    # The ledger keys HMAC's inner and outer states once and copies them per digest; the digests
+    # must stay those of hmac.new (the journal and stored tasks hold them), for short, block-long
+    # and hashed (longer than a block) keys alike.
+    led = ValueLedger(key=key)
+    for kind, value in [("email", "ops@evil.example"), ("iban", "DE89370400440532013000"), ("", "é\x00")]:
+        want = hmac.new(key, f"{kind}\x00{value}".encode(), hashlib.sha256).hexdigest()[: DIGEST_BYTES * 2]
+        assert led.digest(kind, value) == want
 
 
 def test_attached_context_is_untrusted_and_the_instruction_is_the_owners() -> None:

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from opafence.errors import OpafenceError
 from opafence.paths import file_lock, write_private_file
 
 MINUTE_S = 60.0
@@ -39,7 +40,7 @@ VERSION = 1
 T = TypeVar("T")
 
 
-class LedgerError(Exception):
+class LedgerError(OpafenceError):
     """The ledger cannot be trusted; spending stops until a person repairs it."""
 
 

@@ -25,6 +25,7 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from opafence.config import BudgetsConfig, PriceConfig
+from opafence.errors import OpafenceError
 
 MICRO = 1_000_000  # micro-cents per cent
 PER_USD = 100 * MICRO  # micro-cents per dollar
@@ -33,7 +34,7 @@ MILLION = 1_000_000
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
-class PriceTableError(Exception):
+class PriceTableError(OpafenceError):
     """The price table cannot be read; the message names the file and the entry."""
 
 

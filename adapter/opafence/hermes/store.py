@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from opafence.errors import OpafenceError
 from opafence.paths import ensure_private_dir, write_private_file
 from opafence.policy import SCHEMA_VERSION as POLICY_SCHEMA_VERSION
 from opafence.policy import Prohibition, TaskPolicy, fallback_policy
@@ -111,7 +112,7 @@ class TaskRecord:
         )
 
 
-class NewerRecordError(ValueError):
+class NewerRecordError(OpafenceError, ValueError):
     """A task record written by a newer opafence than this one."""
 
 

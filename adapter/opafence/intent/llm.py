@@ -20,6 +20,7 @@ import requests
 from pydantic import ValidationError
 
 from opafence.config import CompilerConfig
+from opafence.errors import OpafenceError
 from opafence.intent.draft import Draft
 
 MAX_ANSWER_BYTES = 512 * 1024
@@ -71,7 +72,7 @@ REPAIR_PROMPT = (
 )
 
 
-class LLMError(Exception):
+class LLMError(OpafenceError):
     """The LLM compiler produced nothing usable; the message says why (no secrets in it)."""
 
 

@@ -16,6 +16,8 @@ import hashlib
 import hmac
 import struct
 
+from opafence.errors import OpafenceError
+
 HEADER = struct.Struct(">IQ32s")
 HEADER_LEN = HEADER.size  # 44
 MAX_PAYLOAD = 64 << 20
@@ -23,7 +25,7 @@ REQUEST = b"Q"
 ANSWER = b"A"
 
 
-class FrameError(Exception):
+class FrameError(OpafenceError):
     """A frame that is not the one expected: bad length, mac or sequence number."""
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import socket
 import time
 
+from opafence.errors import OpafenceError
+
 MAX_HEADER = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
 
 
-class WireError(Exception):
+class WireError(OpafenceError):
     """The peer spoke something that is not the HTTP this connection expects."""
 
 

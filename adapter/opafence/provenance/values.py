@@ -35,13 +35,21 @@ MAX_DEPTH = 32
 
 Value = tuple[str, str]
 
-# "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops at evil dot example"
-_OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}at\s{0,3}[\]\)\}>]\s{0,3}")
-_OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}dot\s{0,3}[\]\)\}>]\s{0,3}")
+# "ops [at] evil [dot] example", "ops(at)evil(dot)example", "ops [@] evil [.] example",
+# "ops at evil dot example" (any whitespace around the words: tabs too), and the two mixed:
+# "ops (at) evil dot example", "ops at evil [dot] example".
+_OBF_AT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}(?:at|@)\s{0,3}[\]\)\}>]\s{0,3}")
+_OBF_DOT = re.compile(r"(?i)\s{0,3}[\[\(\{<]\s{0,3}(?:dot|\.)\s{0,3}[\]\)\}>]\s{0,3}")
 _SPELLED = re.compile(
     r"(?i)\b([a-z0-9._%+-]{1,64})\s{1,3}at\s{1,3}([a-z0-9-]{1,63}(?:\s{1,3}dot\s{1,3}[a-z0-9-]{1,63}){1,4})\b"
 )
 _SPELLED_DOT = re.compile(r"(?i)\s{1,3}dot\s{1,3}")
+# Over a window whose bracketed forms are written plainly already: an `@` or spelled "at",
+# then labels joined by dots or spelled "dot"s (bounded loops, like _SPELLED: linear).
+_MIXED = re.compile(
+    r"(?i)\b([a-z0-9._%+-]{1,64})(\s{1,3}at\s{1,3}|@)"
+    r"([a-z0-9-]{1,63}(?:(?:\s{1,3}dot\s{1,3}|\.)[a-z0-9-]{1,63}){1,4})\b"
+)
 _SPACES = re.compile(r"\s+")
 _PACKAGE = re.compile(r"^[a-z0-9@][a-z0-9@._/-]{0,213}$")
 
@@ -192,7 +200,13 @@ def norm_email(addr: str) -> str:
     return f"{local}@{d}" if d else ""
 
 
+# Every ASCII character that is no digit, deleted (ASCII text is the common case: one C call).
+_ASCII_NON_DIGITS = str.maketrans("", "", "".join(chr(c) for c in range(128) if not chr(c).isdigit()))
+
+
 def norm_digits(text: str) -> str:
+    if text.isascii():
+        return text.translate(_ASCII_NON_DIGITS)
     return "".join(c for c in text if c.isdigit())
 
 
@@ -256,24 +270,31 @@ def _email_values(raw: str, memo: dict[str, tuple[Value, ...]] | None = None) ->
         yield from _host_values(host) if memo is None else _hosts_of(host, memo)
 
 
-# Where an obfuscated address may be: a bracketed "at" or a spelled " dot " (literal-first
-# searches, so text without them costs one fast pass each); only a window around each is read.
-_OBF_HINTS = (re.compile(r"at\s{0,3}[\])}>]"), re.compile(r"dot\s{0,3}[\])}>]"), re.compile(r" dot "))
+# Where an obfuscated address may be: a bracketed "at", "dot", `@` or `.` (found from its
+# closing bracket) or a "dot" between whitespace (literal-first searches, so text without them
+# costs one fast pass each); only a window around each is read.
+_OBF_HINTS = (
+    re.compile(r"at\s{0,3}[\])}>]"),
+    re.compile(r"dot\s{0,3}[\])}>]"),
+    re.compile(r"@\s{0,3}[\])}>]"),
+    re.compile(r"\.\s{0,3}[\])}>]"),
+)
+_DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
-_OBF_HINTS_ASCII = (
+_OBF_HINTS_ASCII = (  # (a bracketed `@` is found from each `@`: it is rare)
     re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
-    re.compile(rb" dot "),
+    re.compile(rb"\." + _WS + rb"{0,3}[\])}>]"),
 )
 
 
 _CLOSERS = (b"]", b")", b"}", b">")
 _WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
-# "dot " without its space, which is checked per hit (a literal that starts with a space costs
-# the search a step at every word).
-_DOT_WORD = re.compile(rb"dot ")
+# "dot" and the whitespace after it; the whitespace before it is checked per hit (a literal
+# that starts with a space costs the search a step at every word).
+_DOT_WORD = re.compile(rb"dot" + _WS)
 # How far an address can reach before and after one of its hints' starts. Before: the byte
 # before a 64-byte local part, its `@` or spelled/bracketed "at" (up to 9 with spaces), a
 # 63-byte label and the spaces and bracket before "dot" (7): 160 is more. After: "at"/"dot",
@@ -289,34 +310,60 @@ _FEW_CLOSERS = 256
 
 
 def _hint_starts(fold: bytes) -> list[int]:
-    """Where _OBF_HINTS_ASCII match in the folded bytes of an ASCII text, sorted: the same
-    starts, found from the closing brackets back (memchr; text has few of them) and from each
-    "dot " to its space, with the " dot " pattern's own left-to-right reading kept."""
+    """Where the hints are in the folded bytes of an ASCII text, sorted: _OBF_HINTS_ASCII's
+    starts (a bracketed `@` or `.` only after its opening bracket), found from the closing
+    brackets back (memchr; text has few of them) or, where there are many, by the patterns;
+    and each "dot" between whitespace."""
     closers: list[int] = []
+    starts: list[int] = []
     for closer in _CLOSERS:
         i = fold.find(closer)
         while i >= 0:
             closers.append(i)
             if len(closers) > _FEW_CLOSERS:
-                return sorted(m.start() for rx in _OBF_HINTS_ASCII for m in rx.finditer(fold))
+                break
             i = fold.find(closer, i + 1)
-    starts: list[int] = []
-    for c in closers:
-        w = c
-        while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
-            w -= 1
-        if c - w <= 3:  # "at" or "dot", up to three spaces, the bracket
-            if fold[w - 2 if w >= 2 else 0 : w] == b"at":
-                starts.append(w - 2)
-            if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
-                starts.append(w - 3)
-    end = 0
-    for m in _DOT_WORD.finditer(fold, 1):
-        q = m.start() - 1
-        if fold[q] == 0x20 and q >= end:
-            starts.append(q)
-            end = q + 5
+    if len(closers) > _FEW_CLOSERS:
+        for rx in _OBF_HINTS_ASCII[:2]:
+            starts += [m.start() for m in rx.finditer(fold)]
+        starts += [m.start() for m in _OBF_HINTS_ASCII[2].finditer(fold) if _opened(fold, m.start())]
+        # `@` is rare: from one to the next (memchr) rather than a pass of its pattern.
+        n = len(fold)
+        i = fold.find(b"@")
+        while i >= 0:
+            k = i + 1
+            while k < n and k - i <= 3 and fold[k] in _WS_BYTES:
+                k += 1
+            if k < n and fold[k] in b"])}>" and _opened(fold, i):
+                starts.append(i)
+            i = fold.find(b"@", i + 1)
+    else:
+        for c in closers:
+            w = c
+            while w > 0 and c - w < 3 and fold[w - 1] in _WS_BYTES:
+                w -= 1
+            if c - w <= 3:  # "at", "dot", `@` or `.`, up to three spaces, the bracket
+                if fold[w - 2 if w >= 2 else 0 : w] == b"at":
+                    starts.append(w - 2)
+                if fold[w - 3 if w >= 3 else 0 : w] == b"dot":
+                    starts.append(w - 3)
+                if w > 0 and fold[w - 1] in b"@." and _opened(fold, w - 1):
+                    starts.append(w - 1)
+    starts += _spelled_dots(fold)
     return sorted(starts)
+
+
+def _opened(fold: bytes, i: int) -> bool:
+    """Whether an opening bracket stands before position i, up to three spaces away."""
+    w = i
+    while w > 0 and i - w < 3 and fold[w - 1] in _WS_BYTES:
+        w -= 1
+    return w > 0 and fold[w - 1] in b"[({<"
+
+
+def _spelled_dots(fold: bytes) -> list[int]:
+    """Where a "dot" stands between whitespace (the whitespace before it: its hint's start)."""
+    return [m.start() - 1 for m in _DOT_WORD.finditer(fold, 1) if fold[m.start() - 1] in _WS_BYTES]
 
 
 def _run_end(text: str, i: int) -> int:
@@ -331,7 +378,10 @@ def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
     parts: list[str] = []
     if hits is None:
         low = text.lower()
-        hits = sorted(m.start() for rx in _OBF_HINTS for m in rx.finditer(low))
+        hits = sorted(
+            [m.start() for rx in _OBF_HINTS for m in rx.finditer(low)]
+            + [m.start() - 1 for m in _DOT_WORD_STR.finditer(low, 1) if low[m.start() - 1].isspace()]
+        )
     # Each hint's window reaches as far as an address around it can: hints whose windows
     # overlap are read as one span (a window cut at a fixed end would hide the address that
     # runs past it), so every byte is read once and nothing is capped.
@@ -354,10 +404,22 @@ def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
         else:
             whole.append([a, z])
     for a, z in whole:
-        window = text[a:z]
-        parts.append(_OBF_DOT.sub(".", _OBF_AT.sub("@", window)))
-        parts += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+        parts += _plain(text[a:z])
     return "\n".join(parts)
+
+
+def _plain(window: str) -> list[str]:
+    """The addresses of a window written plainly: the window with its bracketed forms
+    replaced, and each spelled-out or mixed address on its own."""
+    plain = _OBF_DOT.sub(".", _OBF_AT.sub("@", window))
+    out = [plain]
+    out += [f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(2))}" for x in _SPELLED.finditer(window)]
+    for x in _MIXED.finditer(plain):
+        # An address written plainly throughout is the scanner's own; only a spelled word makes
+        # this one new.
+        if x.group(2) != "@" or _SPELLED_DOT.search(x.group(3)):
+            out.append(f"{x.group(1)}@{_SPELLED_DOT.sub('.', x.group(3))}")
+    return out
 
 
 def _packages(line: str) -> Iterator[Value]:
@@ -414,21 +476,80 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     fold = b.translate(FOLD)
     memo: dict[str, tuple[Value, ...]] = {}
     for kind, raw in _SCANNER.hits(b, fold):
-        yield from _normalized(kind, raw, home, memo)
-    # Every hint needs a closing bracket or " dot " (case aside; lower-casing maps nothing but
+        if kind == "number":  # inline: the kind logs and listings hold by the ten thousand
+            d = norm_digits(raw)
+            if 7 <= len(d) <= 34:
+                yield ("number", d)
+        else:
+            yield from _normalized(kind, raw, home, memo)
+    # Every hint needs a closing bracket or "dot" (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
-    # lower-cased str and three slow hint passes on ordinary text.
+    # lower-cased str and the slow hint passes on ordinary text.
     starts: list[int] | None = None
     if text.isascii():
         starts = _hint_starts(fold)  # byte offsets are character offsets
         if not starts:
             return
-    elif not any(c in b for c in _CLOSERS) and not _DOT_WORD.search(fold):
+    elif not any(c in b for c in _CLOSERS) and b"dot" not in fold:  # any whitespace after it
         return
     plain = _deobfuscated(text, starts)
     if plain:
         for _, raw in _SCANNER.emails(plain.encode("utf-8", "replace")):
             yield from _email_values(raw, memo)
+
+
+def _strings(obj: Any) -> tuple[list[str], bool]:
+    """What _walk(obj) yields, in its order, as a list, and whether anything was left out for
+    being nested deeper than MAX_DEPTH (the result then counts as truncated: a value hidden
+    that deep must not go unrecorded with the ledger still whole). The common JSON nodes (str,
+    dict, list of their exact types) are read inline: a generator per node costs more than the
+    scan of the text it yields."""
+    out: list[str] = []
+    cut = _collect(obj, 0, out)
+    return out, cut
+
+
+def _collect(obj: Any, depth: int, out: list[str]) -> bool:
+    """_walk's reading of obj into out; whether anything was too deep to read."""
+    if depth > MAX_DEPTH:
+        return obj is not None and not isinstance(obj, bool)
+    t = type(obj)
+    cut = False
+    if t is dict:
+        for k, v in obj.items():
+            out.append(k if type(k) is str else str(k))
+            if type(v) is str:
+                if depth < MAX_DEPTH:
+                    out.append(v)
+                else:
+                    cut = True
+            else:
+                cut = _collect(v, depth + 1, out) or cut
+    elif t is list:
+        for v in obj:
+            if type(v) is str:
+                if depth < MAX_DEPTH:
+                    out.append(v)
+                else:
+                    cut = True
+            else:
+                cut = _collect(v, depth + 1, out) or cut
+    elif isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, bool) or obj is None:
+        pass
+    elif isinstance(obj, int | float):
+        s = str(obj)
+        if len(s) >= 7:
+            out.append(s)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out.append(str(k))
+            cut = _collect(v, depth + 1, out) or cut
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            cut = _collect(v, depth + 1, out) or cut
+    return cut
 
 
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:
@@ -477,9 +598,18 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         return found, truncated
     # The strings of a JSON result are scanned as one text, a line each (no value spans a
     # newline): one pass instead of one per string.
+    strings, deep = _strings(parsed)
+    truncated = truncated or deep
+    joined = "\n".join(strings)
+    # What the loop below builds, when nothing is cut and no string may hold JSON: a string
+    # whose stripped start is `{` or `[` begins a line of the joined text with whitespace (of
+    # the same \s as str.strip) before it; a match elsewhere only sends the text the long way.
+    if len(joined) < MAX_SCAN and _JSON_START.match(joined) is None and _JSON_LINE.search(joined) is None:
+        found.update(scan_text(joined, home))
+        return found, truncated
     budget = MAX_SCAN
     lines: list[str] = []
-    for whole in _walk(parsed):
+    for whole in strings:
         if budget <= 0:
             truncated = True
             break
@@ -492,9 +622,15 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         if inner is None:
             lines.append(s)
         else:
-            lines.extend(_walk(inner))
+            inner_strings, deep = _strings(inner)
+            truncated = truncated or deep
+            lines.extend(inner_strings)
     found.update(scan_text("\n".join(lines), home))
     return found, truncated
+
+
+_JSON_START = re.compile(r"\s*[\[{]")
+_JSON_LINE = re.compile(r"\n\s*[\[{]")  # a literal first: one fast pass
 
 
 def _json_in(s: str) -> Any:

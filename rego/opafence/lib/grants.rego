@@ -55,6 +55,7 @@ covers(g, a, ctx) if {
 	named.repos_ok(g, ctx)
 	named.states_ok(g, a, ctx)
 	named.cells_ok(g, ctx)
+	named.git_ok(g, a)
 }
 
 # The actions of a literal command besides running it (its deletes, writes, sends ...).

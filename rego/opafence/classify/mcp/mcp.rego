@@ -73,6 +73,43 @@ actions contains action.make("EXTERNAL_WRITE", {
 	count(name_classes - {"READ", "UNKNOWN"}) > 0
 }
 
+# METADATA
+# title: sql_writes
+# description: |
+#   True when the SQL a call's arguments carry (facts.sql) changes the database: a statement that
+#   does not start as a read, a write word or a function with effects anywhere in it (data.yaml
+#   sql_*), or text that could not be read to its end.
+sql_writes if {
+	some s in object.get(input.facts, "sql", [])
+	_sql_entry_writes(s)
+}
+
+_sql_entry_writes(s) if s.opaque
+
+_sql_entry_writes(s) if {
+	some st in s.statements
+	_statement_writes(st)
+}
+
+_statement_writes(st) if not data.opafence.classify.mcp.sql_read_starters[st.first]
+
+_statement_writes(st) if {
+	some w in st.words
+	data.opafence.classify.mcp.sql_write_words[w]
+}
+
+_statement_writes(st) if {
+	some f in st.functions
+	data.opafence.classify.mcp.sql_write_functions[f]
+}
+
+# SQL that writes, sent through a tool whose name reads ("query", "run_select"): an external write
+# to the database the server holds, whatever the name says.
+actions contains action.make("EXTERNAL_WRITE", {"egress": true, "why": "an SQL statement that changes the database"}) if {
+	is_mcp
+	sql_writes
+}
+
 extra(c) := {"egress": true, "caps": ((action.bases[c].caps | caps_of(c)) | {"operate"}), "named": named_of(c), "operate": ops.mcp_op} if {
 	c in {"EXECUTION", "EXTERNAL_WRITE"}
 	ops.mcp_op

@@ -219,3 +219,30 @@ test_method_argument_names_the_kind if {
 test_no_mcp_no_object if {
 	mcp.head_object == "" with input as {"call": {"tool": "terminal", "args": {}}, "facts": {"tool": {}}}
 }
+
+# SQL a query tool carries (facts.sql, as adapter/opafence/facts/sql.py gives it) -> classes.
+sql_stmt(first, words, functions) := {"first": first, "words": array.concat([first], words), "functions": functions}
+
+sql_cases := [
+	{"name": "a count", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("select", ["count", "from", "users"], ["count"])]}], "want": {"READ"}},
+	{"name": "a delete", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("delete", ["from", "users"], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "a read then a drop", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("select", ["1"], []), sql_stmt("drop", ["table", "users"], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "a writing CTE", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("with", ["gone", "as", "delete", "from", "users", "returning", "select"], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "select into a new table", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("select", ["into", "backup", "from", "users"], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "a function with effects", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("select", ["pg_terminate_backend", "pid", "from", "pg_stat_activity"], ["pg_terminate_backend"])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "a setting", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("set", ["role", "admin"], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "an unknown first word", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("frobnicate", [], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "text left open", "sql": [{"arg": "sql", "opaque": true, "statements": [sql_stmt("select", [], [])]}], "want": {"READ", "EXTERNAL_WRITE"}},
+	{"name": "explain", "sql": [{"arg": "query", "opaque": false, "statements": [sql_stmt("explain", ["select", "from", "orders"], [])]}], "want": {"READ"}},
+	{"name": "a string function is no write", "sql": [{"arg": "sql", "opaque": false, "statements": [sql_stmt("select", ["lower", "email", "from", "users"], ["lower"])]}], "want": {"READ"}},
+]
+
+test_sql_table if {
+	bad := [{"name": row.name, "got": got, "want": row.want} |
+		some row in sql_cases
+		got := classify.classes with input as mcp_input("mcp__postgres__query", ["query"], {"sql": row.sql})
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}

@@ -208,3 +208,48 @@ cells_ok(g, ctx) if {
 		_inside(v, c)
 	}
 }
+
+# --- git operations the words name ------------------------------------------------------------------
+
+# METADATA
+# title: git_subcommand
+# description: The subcommand of a git command line (git -C DIR -c k=v merge x is merge); undefined for another program.
+git_subcommand(argv) := sub if {
+	count(argv) > 1
+	regex.replace(argv[0], `^.*/`, "") == "git"
+	skipped := {j |
+		some i, w in argv
+		i > 0
+		w in data.opafence.lib.named.git_value_options
+		j := i + 1
+	}
+	subs := [w |
+		some i, w in argv
+		i > 0
+		not startswith(w, "-")
+		not i in skipped
+	]
+	sub := subs[0]
+}
+
+# METADATA
+# title: git_ok
+# description: |
+#   A commit grant covers a merge, rebase, cherry-pick, revert, reset, pull or am (git_words) only
+#   when the owner's words ask for it; the other actions and grants are not bounded here.
+git_ok(g, _) if object.get(g, "capability", "") != "commit"
+
+git_ok(g, a) if {
+	g.capability == "commit"
+	not _git_worded(a)
+}
+
+_git_worded(a) if data.opafence.lib.named.git_words[git_subcommand(object.get(a, "argv", []))]
+
+git_ok(g, a) if {
+	g.capability == "commit"
+	asked := data.opafence.lib.named.git_words[git_subcommand(a.argv)]
+	said := {lower(w) | some w in object.get(g, "words", [])}
+	some w in asked
+	w in said
+}

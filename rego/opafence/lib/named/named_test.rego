@@ -121,3 +121,35 @@ test_cell_box if {
 	not named.cell_box("B:B")
 	not named.cell_box("Totals")
 }
+
+# --- git: grant words, call argv -> covered?
+commit_grant(words) := grant({"capability": "commit", "words": words})
+
+git(row) if named.git_ok(commit_grant(row.words), {"argv": row.argv})
+
+else := false
+
+git_cases := [
+	{"name": "a checkout is no merge", "words": ["check", "out", "the", "branch", "feature", "billing"], "argv": ["git", "merge", "main"], "want": false},
+	{"name": "the checkout itself", "words": ["check", "out", "the", "branch", "feature", "billing"], "argv": ["git", "checkout", "feature/billing"], "want": true},
+	{"name": "merge asked", "words": ["merge", "main", "into", "my", "branch"], "argv": ["git", "merge", "main"], "want": true},
+	{"name": "a merge behind global options", "words": ["commit", "the", "fix"], "argv": ["git", "-C", "/ws", "-c", "core.editor=true", "merge", "main"], "want": false},
+	{"name": "an option value is no subcommand", "words": ["commit", "the", "fix"], "argv": ["git", "-C", "merge", "commit", "-m", "x"], "want": true},
+	{"name": "a rebase not asked", "words": ["commit", "the", "fix"], "argv": ["/usr/bin/git", "rebase", "main"], "want": false},
+	{"name": "a squash is a reset", "words": ["squash", "my", "last", "three", "commits"], "argv": ["git", "reset", "--soft", "HEAD~3"], "want": true},
+	{"name": "a reset not asked", "words": ["stash", "my", "stuff"], "argv": ["git", "reset", "--hard", "HEAD~1"], "want": false},
+	{"name": "cherry-pick asked", "words": ["cherry", "pick", "9e8d7c6"], "argv": ["git", "cherry-pick", "9e8d7c6"], "want": true},
+	{"name": "a pull not asked", "words": ["create", "a", "branch"], "argv": ["git", "pull", "origin", "main"], "want": false},
+	{"name": "a pull asked", "words": ["update", "my", "local", "main", "from", "the", "remote"], "argv": ["git", "pull"], "want": true},
+	{"name": "not git", "words": ["commit"], "argv": ["make", "merge"], "want": true},
+]
+
+test_git if {
+	bad := [row | some row in git_cases; git(row) != row.want]
+	report(bad)
+	count(bad) == 0
+}
+
+test_git_bounds_only_commit_grants if {
+	named.git_ok(grant({"capability": "run_tests"}), {"argv": ["git", "merge", "main"]})
+}
