@@ -17,41 +17,41 @@ import data.opafence.settings
 #   code: CONFIG_INVALID
 #   fix: Correct {{.field}} in the opafence config file and restart Hermes.
 deny contains object.union(reason.render(rego.metadata.rule(), problem), {"always": true}) if {
-	some problem in problems
+	some problem in _problems
 }
 
-problems contains {"field": "mode", "problem": "must be enforce, monitor or strict"} if {
+_problems contains {"field": "mode", "problem": "must be enforce, monitor or strict"} if {
 	not data.config.mode in settings.modes
 	object.get(data.config, "mode", null) != null
 }
 
-problems contains {"field": "unattended_ask", "problem": "must be block or allow"} if {
+_problems contains {"field": "unattended_ask", "problem": "must be block or allow"} if {
 	not data.config.unattended_ask in {"block", "allow"}
 	object.get(data.config, "unattended_ask", null) != null
 }
 
-known_classes := {
+_known_classes := {
 	"READ", "LOCAL_WRITE", "DELETE", "EXECUTION", "COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL",
 	"PERMISSION_CHANGE", "MEMORY_WRITE", "SELF_MODIFICATION", "UNKNOWN",
 }
 
-problems contains {"field": concat("", ["tools.", name, ".classes"]), "problem": "must name risk classes opafence knows"} if {
+_problems contains {"field": concat("", ["tools.", name, ".classes"]), "problem": "must name risk classes opafence knows"} if {
 	some name, mapping in data.config.tools
 	some c in mapping.classes
-	not c in known_classes
+	not c in _known_classes
 }
 
-problems contains {"field": concat("", ["tools.", name, ".classes"]), "problem": "must not be empty"} if {
+_problems contains {"field": concat("", ["tools.", name, ".classes"]), "problem": "must not be empty"} if {
 	some name, mapping in data.config.tools
 	count(object.get(mapping, "classes", [])) == 0
 }
 
-problems contains {"field": sprintf("overrides[%d].class", [i]), "problem": "must be a risk class or *"} if {
+_problems contains {"field": sprintf("overrides[%d].class", [i]), "problem": "must be a risk class or *"} if {
 	some i, o in data.config.overrides
-	not object.get(o, "class", "*") in (known_classes | {"*"})
+	not object.get(o, "class", "*") in (_known_classes | {"*"})
 }
 
-problems contains {"field": sprintf("overrides[%d].verdict", [i]), "problem": "must be block, ask or allow"} if {
+_problems contains {"field": sprintf("overrides[%d].verdict", [i]), "problem": "must be block, ask or allow"} if {
 	some i, o in data.config.overrides
 	not o.verdict in {"block", "ask", "allow"}
 }

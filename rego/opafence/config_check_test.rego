@@ -3,7 +3,7 @@ package opafence.config_check_test
 import data.opafence.config_check
 
 test_valid_config_has_no_problems if {
-	count(config_check.problems) == 0 with data.config as {
+	count(config_check._problems) == 0 with data.config as {
 		"mode": "enforce", "unattended_ask": "block",
 		"tools": {"my_tool": {"classes": ["READ"]}},
 		"overrides": [{"tool": "web_*", "class": "*", "verdict": "ask"}],
@@ -11,15 +11,15 @@ test_valid_config_has_no_problems if {
 }
 
 test_fail_unknown_class_in_a_mapping if {
-	config_check.problems == {{"field": "tools.my_tool.classes", "problem": "must name risk classes opafence knows"}} with data.config as {"tools": {"my_tool": {"classes": ["READ", "WRITE"]}}}
+	config_check._problems == {{"field": "tools.my_tool.classes", "problem": "must name risk classes opafence knows"}} with data.config as {"tools": {"my_tool": {"classes": ["READ", "WRITE"]}}}
 }
 
 test_fail_empty_mapping if {
-	config_check.problems == {{"field": "tools.x.classes", "problem": "must not be empty"}} with data.config as {"tools": {"x": {"classes": []}}}
+	config_check._problems == {{"field": "tools.x.classes", "problem": "must not be empty"}} with data.config as {"tools": {"x": {"classes": []}}}
 }
 
 test_fail_bad_override if {
-	config_check.problems == {
+	config_check._problems == {
 		{"field": "overrides[0].class", "problem": "must be a risk class or *"},
 		{"field": "overrides[1].verdict", "problem": "must be block, ask or allow"},
 	} with data.config as {"overrides": [

@@ -20,6 +20,7 @@ from opafence.budget.ledger import Hold, Ledger
 from opafence.budget.spend import SpendGuard
 from opafence.config import BudgetsConfig
 
+from .agents import fake_agent, tool_messages
 from .conftest import Harness, Script
 
 PRICES = {
@@ -120,26 +121,8 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Provider]:
 
 
 def agent(session: str, toolsets: list[str] | None = None) -> Any:
-    from run_agent import AIAgent
-
-    return AIAgent(
-        base_url="http://127.0.0.1:9/v1",
-        api_key="sk-test",
-        provider="custom",
-        model="fake-model",
-        quiet_mode=True,
-        skip_context_files=True,
-        skip_memory=True,
-        session_db=None,
-        enabled_toolsets=toolsets or ["opafence_test"],
-        session_id=session,
-        max_iterations=6,
-        max_tokens=2000,  # the output reserved per call (Hermes' default here is 65536)
-    )
-
-
-def tool_messages(messages: list[dict[str, Any]]) -> list[str]:
-    return [str(m.get("content")) for m in messages if m.get("role") == "tool"]
+    # max_tokens: the output reserved per call (Hermes' default here is 65536)
+    return fake_agent(session, toolsets or ["opafence_test"], max_iterations=6, max_tokens=2000)
 
 
 def say(text: str) -> dict[str, Any]:

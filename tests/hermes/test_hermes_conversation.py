@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from .agents import fake_agent, tool_messages
 from .conftest import Harness, Script
 
 Reply = Callable[[list[dict[str, Any]]], dict[str, Any]]
@@ -88,24 +89,7 @@ def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Reply], Model]]
 
 
 def agent(toolsets: list[str], session: str) -> Any:
-    from run_agent import AIAgent
-
-    return AIAgent(
-        base_url="http://127.0.0.1:9/v1",
-        api_key="sk-test",
-        provider="custom",
-        model="fake-model",
-        quiet_mode=True,
-        skip_context_files=True,
-        skip_memory=True,
-        session_db=None,
-        enabled_toolsets=toolsets,
-        session_id=session,
-    )
-
-
-def tool_messages(messages: list[dict[str, Any]]) -> list[str]:
-    return [str(m.get("content")) for m in messages if m.get("role") == "tool"]
+    return fake_agent(session, toolsets)
 
 
 def test_model_sees_the_block_and_the_tool_never_runs(

@@ -9,6 +9,7 @@ of reason codes of the decision."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,16 +37,7 @@ ATTENDED = Host(
     workspace=(WORKSPACE,),
     cwd=WORKSPACE,
 )
-UNATTENDED = Host(
-    auto_approve=True,
-    interactive=False,
-    platform="cron",
-    home="/home/dev",
-    hermes_home="/home/dev/.hermes",
-    state_dir="/home/dev/.hermes/opafence",
-    workspace=(WORKSPACE,),
-    cwd=WORKSPACE,
-)
+UNATTENDED = dataclasses.replace(ATTENDED, auto_approve=True, interactive=False, platform="cron")
 
 
 def load_policies() -> dict[str, dict[str, Any]]:

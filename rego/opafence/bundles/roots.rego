@@ -19,21 +19,21 @@ import data.opafence.lib.reason
 #   fix: Give the bundle's .manifest roots under org (for example ["org/agent/acme", "org/acme"]) and republish it.
 deny contains object.union(reason.render(rego.metadata.rule(), vars), {"always": true}) if {
 	some name, bundle in data.system.bundles
-	not roots_acceptable(bundle)
+	not _roots_acceptable(bundle)
 	vars := {"bundle": name, "roots": json.marshal(object.get(bundle, ["manifest", "roots"], null))}
 }
 
-roots_acceptable(bundle) if {
+_roots_acceptable(bundle) if {
 	roots := bundle.manifest.roots
 	count(roots) > 0
 	every root in roots {
-		acceptable(trim(root, "/"))
+		_acceptable(trim(root, "/"))
 	}
 }
 
 # Organization bundles live under org. opafence's own bundle is recognized by its roots, not
 # by its name (a shared OPA may call it anything): opafence, and "partial", the namespace
 # `opa build --optimize` adds. Another bundle cannot take those: OPA refuses overlapping roots.
-acceptable(root) if root in {"org", "opafence", "partial"}
+_acceptable(root) if root in {"org", "opafence", "partial"}
 
-acceptable(root) if strings.any_prefix_match(root, {"org/", "opafence/"})
+_acceptable(root) if strings.any_prefix_match(root, {"org/", "opafence/"})

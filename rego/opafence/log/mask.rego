@@ -17,80 +17,80 @@ package opafence.log
 # METADATA
 # title: mask
 # description: Upsert operations that replace argument contents and facts with their masked forms.
-mask contains {"op": "upsert", "path": "/input/call/args", "value": args_summary} if is_object(input.input.call)
+mask contains {"op": "upsert", "path": "/input/call/args", "value": _args_summary} if is_object(input.input.call)
 
-mask contains {"op": "upsert", "path": "/input/facts", "value": facts_summary} if is_object(input.input.facts)
+mask contains {"op": "upsert", "path": "/input/facts", "value": _facts_summary} if is_object(input.input.facts)
 
 # METADATA
 # title: drop
 # description: Events of opafence's own bookkeeping reads (bundle manifests under data.system) are not decisions.
 drop if startswith(input.path, "system")
 
-args_summary := {key: summary(value) | some key, value in input.input.call.args}
+_args_summary := {key: _summary(value) | some key, value in input.input.call.args}
 
-summary(value) := {"type": type_name(value), "size": count(json.marshal(value))}
+_summary(value) := {"type": type_name(value), "size": count(json.marshal(value))}
 
-facts_summary := {key: masked |
+_facts_summary := {key: masked |
 	some key, value in input.input.facts
-	masked := project(key, value)
+	masked := _project(key, value)
 }
 
 # --- the allowlist, field by field --------------------------------------------------------
 
-project("tool", tool) := tool
+_project("tool", tool) := tool
 
-project("opaque", opaque) := opaque
+_project("opaque", opaque) := opaque
 
-project("opaque_reasons", reasons) := reasons
+_project("opaque_reasons", reasons) := reasons
 
-project("content_bytes", n) := n
+_project("content_bytes", n) := n
 
-project("secrets", secrets) := [object.filter(s, {"arg", "kind"}) | some s in secrets]
+_project("secrets", secrets) := [object.filter(s, {"arg", "kind"}) | some s in secrets]
 
-project("paths", paths) := [object.filter(p, {"path", "arg", "via", "op"}) | some p in paths]
+_project("paths", paths) := [object.filter(p, {"path", "arg", "via", "op"}) | some p in paths]
 
-project("urls", urls) := [object.filter(u, url_keys) | some u in urls]
+_project("urls", urls) := [object.filter(u, _url_keys) | some u in urls]
 
-project("recipients", recipients) := [object.filter(r, recipient_keys) | some r in recipients]
+_project("recipients", recipients) := [object.filter(r, _recipient_keys) | some r in recipients]
 
-project("code", code) := object.filter(code, code_keys)
+_project("code", code) := object.filter(code, _code_keys)
 
 # Provenance keeps what kind of target came from which call, never the value itself (a
 # command line or an account number would be contents).
-project("provenance", prov) := {
+_project("provenance", prov) := {
 	"lossy": object.get(prov, "lossy", false),
-	"targets": [object.union(object.filter(t, {"kind", "arg", "user", "untrusted"}), source_of(t)) |
+	"targets": [object.union(object.filter(t, {"kind", "arg", "user", "untrusted"}), _source_of(t)) |
 		some t in object.get(prov, "targets", [])
 	],
 }
 
-source_of(t) := {"source": object.filter(t.source, {"tool", "call", "labels"})} if t.source
+_source_of(t) := {"source": object.filter(t.source, {"tool", "call", "labels"})} if t.source
 
 else := {}
 
-project("shell", shell) := object.union(
+_project("shell", shell) := object.union(
 	object.filter(shell, {"opaque", "opaque_reasons"}),
-	{"commands": [command(c) | some c in shell.commands]},
+	{"commands": [_command(c) | some c in shell.commands]},
 )
 
-url_keys := {"scheme", "host", "port", "query_len", "has_credentials", "secret_like", "ip", "loopback", "private", "arg"}
+_url_keys := {"scheme", "host", "port", "query_len", "has_credentials", "secret_like", "ip", "loopback", "private", "arg"}
 
-recipient_keys := {"address", "domain", "field", "valid", "mixed_script", "confusable"}
+_recipient_keys := {"address", "domain", "field", "valid", "mixed_script", "confusable"}
 
-code_keys := {"language", "opaque", "opaque_reasons", "imports", "calls", "tool_calls", "network"}
+_code_keys := {"language", "opaque", "opaque_reasons", "imports", "calls", "tool_calls", "network"}
 
-command_keys := {"name", "wrappers", "context", "depth", "pipe_from", "dynamic"}
+_command_keys := {"name", "wrappers", "context", "depth", "pipe_from", "dynamic"}
 
 # A command keeps its name and the names of its options, environment variables and
 # redirect targets; argv, operands and values are contents.
-command(c) := object.union(object.filter(c, command_keys), {
-	"flags": [name | some f in c.flags; name := option_name(f)],
+_command(c) := object.union(object.filter(c, _command_keys), {
+	"flags": [name | some f in c.flags; name := _option_name(f)],
 	"env": [name | some name, _ in c.env],
 	"redirects": [object.filter(r, {"op", "fd", "path", "mode"}) | some r in c.redirects],
 })
 
 # "--password=x" keeps "--password"; anything not shaped like an option name ("-psecret") goes.
-option_name(flag) := name if {
+_option_name(flag) := name if {
 	name := split(flag, "=")[0]
 	regex.match(`^(-[A-Za-z0-9]|--[A-Za-z0-9][A-Za-z0-9_-]*)$`, name)
 }

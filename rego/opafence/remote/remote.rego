@@ -16,7 +16,7 @@ package opafence.remote
 # description: The tool-call decision of the host named in input.host.id, under its own configuration.
 # entrypoint: true
 decision := d if {
-	d := data.opafence.decision with data.config as host_config
+	d := data.opafence.decision with data.config as _host_config
 }
 
 # METADATA
@@ -24,12 +24,12 @@ decision := d if {
 # description: The spend decision of the host named in input.host.id, under its own configuration.
 # entrypoint: true
 spend := d if {
-	d := data.opafence.budget.spend.decision with data.config as host_config
+	d := data.opafence.budget.spend.decision with data.config as _host_config
 }
 
 # METADATA
 # title: host_config
 # description: The calling host's configuration; {} (the defaults) when it never pushed one.
-default host_config := {}
+default _host_config := {}
 
-host_config := data.hosts[input.host.id].config
+_host_config := data.hosts[input.host.id].config

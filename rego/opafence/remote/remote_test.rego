@@ -40,7 +40,7 @@ test_each_host_its_own_config if {
 }
 
 test_host_config_defaults_to_empty if {
-	cfg := remote.host_config with input as write_call("nobody") with data.hosts as hosts
+	cfg := remote._host_config with input as write_call("nobody") with data.hosts as hosts
 	cfg == {}
 }
 

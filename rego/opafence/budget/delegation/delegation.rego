@@ -13,19 +13,19 @@ package opafence.budget.delegation
 
 import data.opafence.lib.reason
 
-limits := data.config.budgets.delegation
+_limits := data.config.budgets.delegation
 
-launching := input.session.delegation.launching
+_launching := input.session.delegation.launching
 
 # METADATA
 # title: windows
 # description: Each configured window with its limit and the launches already counted in it.
-windows contains {"name": "short", "count": input.session.delegation.short, "max": limits.short_max, "minutes": limits.short_window_minutes} if {
-	is_number(limits.short_max)
+_windows contains {"name": "short", "count": input.session.delegation.short, "max": _limits.short_max, "minutes": _limits.short_window_minutes} if {
+	is_number(_limits.short_max)
 }
 
-windows contains {"name": "long", "count": input.session.delegation.long, "max": limits.long_max, "minutes": limits.long_window_minutes} if {
-	is_number(limits.long_max)
+_windows contains {"name": "long", "count": input.session.delegation.long, "max": _limits.long_max, "minutes": _limits.long_window_minutes} if {
+	is_number(_limits.long_max)
 }
 
 # METADATA
@@ -39,10 +39,10 @@ windows contains {"name": "long", "count": input.session.delegation.long, "max":
 #     Approve it if this many helpers are expected, or raise
 #     budgets.delegation.{{.name}}_max in the opafence config.
 ask contains reason.render(rego.metadata.rule(), vars) if {
-	launching > 0
-	some w in windows
-	w.count + launching > w.max
-	vars := object.union(w, {"launching": launching})
+	_launching > 0
+	some w in _windows
+	w.count + _launching > w.max
+	vars := object.union(w, {"launching": _launching})
 }
 
 # METADATA

@@ -14,26 +14,26 @@ import data.opafence.lib.grants
 import data.opafence.lib.reason
 import data.opafence.task
 
-budgets := object.get(task.policy, "budgets", {})
+_budgets := object.get(task.policy, "budgets", {})
 
-counter(name) := n if {
+_counter(name) := n if {
 	n := task.counters[name]
 	is_number(n)
 } else := 0
 
-limit(name) := n if {
-	budgeted
-	n := budgets[name]
+_limit(name) := n if {
+	_budgeted
+	n := _budgets[name]
 	is_number(n)
 }
 
 # Most tasks have no budget: one check spares the rules below.
-budgeted if {
-	some _, v in budgets
+_budgeted if {
+	some _, v in _budgets
 	is_number(v)
 }
 
-external_classes := {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
+_external_classes := {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
 
 # METADATA
 # title: BUDGET_CALLS
@@ -42,8 +42,8 @@ external_classes := {"EXTERNAL_WRITE", "COMMUNICATION", "FINANCIAL"}
 #   code: BUDGET_CALLS
 #   fix: Start a new task, or raise the call budget in the opafence config.
 deny contains reason.render(rego.metadata.rule(), {"limit": m}) if {
-	m := limit("max_calls")
-	counter("calls") >= m
+	m := _limit("max_calls")
+	_counter("calls") >= m
 }
 
 # METADATA
@@ -53,12 +53,12 @@ deny contains reason.render(rego.metadata.rule(), {"limit": m}) if {
 #   code: BUDGET_EXTERNAL_WRITES
 #   fix: Start a new task, or raise max_external_writes in the opafence config.
 deny contains reason.render(rego.metadata.rule(), {"limit": m}) if {
-	m := limit("max_external_writes")
-	count(classify.classes & external_classes) > 0
-	counter("external_writes") >= m
+	m := _limit("max_external_writes")
+	count(classify.classes & _external_classes) > 0
+	_counter("external_writes") >= m
 }
 
-call_files := {p.path |
+_call_files := {p.path |
 	some p in input.facts.paths
 	object.get(p, "path", "") != ""
 }
@@ -70,15 +70,15 @@ call_files := {p.path |
 # custom:
 #   code: BUDGET_FILES
 #   fix: Approve it if these files belong to the task, or start a new task.
-ask contains reason.render(rego.metadata.rule(), {"limit": m, "used": used, "more": count(call_files)}) if {
-	m := limit("max_distinct_files")
-	used := counter("distinct_files")
-	count(call_files) > 0
-	used + count(call_files) > m
+ask contains reason.render(rego.metadata.rule(), {"limit": m, "used": used, "more": count(_call_files)}) if {
+	m := _limit("max_distinct_files")
+	used := _counter("distinct_files")
+	count(_call_files) > 0
+	used + count(_call_files) > m
 }
 
 # A class that only a spent grant would have covered.
-exhausted contains [c, g] if {
+_exhausted contains [c, g] if {
 	some c in task.unauthorized
 	count(task.spent) > 0
 	acts := classify.actions_by_class[c]
@@ -96,5 +96,5 @@ exhausted contains [c, g] if {
 #   code: GRANT_BUDGET_SPENT
 #   fix: Approve it, or ask the user to allow more.
 ask contains reason.render(rego.metadata.rule(), {"evidence": g.evidence, "limit": g.max_calls}) if {
-	some [_, g] in exhausted
+	some [_, g] in _exhausted
 }

@@ -25,19 +25,19 @@ import data.opafence.taint
 #   fix: Say what the agent may do in the task itself; it holds for that task only.
 deny contains reason.make(rego.metadata.rule()) if {
 	taint.memory_write
-	claim
+	_claim
 }
 
-claim if "authorization" in taint.protected_lanes
+_claim if "authorization" in taint.protected_lanes
 
 # Claims the shared authorization lane does not spell: "authorized you to", "never ask".
-claim if {
+_claim if {
 	taint.memory_write
 	some s in taint.memory_texts
-	regex.match(claim_words, s)
+	regex.match(_claim_words, s)
 }
 
-claim_words := concat("|", [
+_claim_words := concat("|", [
 	`(?i)\b(authori[sz]ed|allowed|permitted|approved|cleared)\s+(you|the\s+agent|hermes|the\s+assistant)\b`,
 	`\bnever\s+(ask|confirm|check\s+with|prompt)`,
 	`\b(skip|no)\s+(the\s+)?(approval|confirmation|prompt)s?\b`,
@@ -54,26 +54,26 @@ claim_words := concat("|", [
 #   fix: Approve it only if the user wants every later session to follow this procedure.
 ask contains reason.render(rego.metadata.rule(), {"what": what}) if {
 	taint.memory_write
-	not claim
-	some what in procedure_named
+	not _claim
+	some what in _procedure_named
 }
 
-procedure_named contains what if {
+_procedure_named contains what if {
 	"procedural" in taint.protected_lanes
 	some s in taint.memory_texts
-	some what, pattern in procedure_sources
+	some what, pattern in _procedure_sources
 	regex.match(pattern, s)
 }
 
 # A package source is a procedure by itself ("when building, use --index-url …").
-procedure_named contains "a package source" if {
+_procedure_named contains "a package source" if {
 	taint.memory_write
 	some s in taint.memory_texts
-	regex.match(procedure_sources["a package source"], s)
+	regex.match(_procedure_sources["a package source"], s)
 }
 
 # What a procedure may point later sessions at: where packages come from, a URL, a command.
-procedure_sources := {
+_procedure_sources := {
 	"a package source": `(?i)(--(extra-)?index-url|--registry|--index\b|\bindex-url\b|\bregistry\b|\bmirror\b|\bextra index\b|\bpackage (index|source|feed)\b|\bchannel\b)`,
 	"a URL": `(?i)\b[a-z][a-z0-9+.-]*://[^\s]+`,
 	"a command": concat("", [

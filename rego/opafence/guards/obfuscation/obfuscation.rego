@@ -18,29 +18,29 @@ import data.opafence.guards.common
 import data.opafence.lib.reason
 
 deny contains f if {
-	some f in findings
-	not literal_command
+	some f in _findings
+	not _literal_command
 }
 
 ask contains common.asked(f) if {
-	some f in findings
-	literal_command
+	some f in _findings
+	_literal_command
 }
 
 # Every opaque reason of the call (the shell's and the code's are also the call's; all three
 # are read so that a partial facts object still counts).
-opaque_reasons contains r if some r in input.facts.opaque_reasons
+_opaque_reasons contains r if some r in input.facts.opaque_reasons
 
-opaque_reasons contains r if some r in input.facts.shell.opaque_reasons
+_opaque_reasons contains r if some r in input.facts.shell.opaque_reasons
 
-opaque_reasons contains r if some r in input.facts.code.opaque_reasons
+_opaque_reasons contains r if some r in input.facts.code.opaque_reasons
 
 # METADATA
 # title: literal_command
 # description: >-
 #   The user's own words held exactly this terminal command line (a grant's literal command,
 #   compared whitespace-normalized, lower-cased, without quotes).
-literal_command if {
+_literal_command if {
 	input.call.tool == "terminal"
 	cmd := input.call.args.command
 	is_string(cmd)
@@ -55,7 +55,7 @@ literal_command if {
 # custom:
 #   code: DECODE_AND_RUN
 #   fix: Write the command or the code itself, in plain text, so the user can see what runs.
-findings contains reason.make(rego.metadata.rule()) if "decode_and_run" in opaque_reasons
+_findings contains reason.make(rego.metadata.rule()) if "decode_and_run" in _opaque_reasons
 
 # METADATA
 # title: FETCH_AND_RUN
@@ -65,7 +65,7 @@ findings contains reason.make(rego.metadata.rule()) if "decode_and_run" in opaqu
 # custom:
 #   code: PIPE_TO_SHELL
 #   fix: Download the file, let the user read it, and run it only when they ask for that.
-findings contains reason.make(rego.metadata.rule()) if "fetch_and_run" in opaque_reasons
+_findings contains reason.make(rego.metadata.rule()) if "fetch_and_run" in _opaque_reasons
 
 # METADATA
 # title: REVERSE_SHELL
@@ -75,4 +75,4 @@ findings contains reason.make(rego.metadata.rule()) if "fetch_and_run" in opaque
 # custom:
 #   code: REVERSE_SHELL
 #   fix: Never hand a shell to a network peer; run the commands the task needs directly.
-findings contains reason.make(rego.metadata.rule()) if "socket_shell" in opaque_reasons
+_findings contains reason.make(rego.metadata.rule()) if "socket_shell" in _opaque_reasons

@@ -16,27 +16,27 @@ import data.opafence.guards.persistence.system_persistence
 import data.opafence.lib.reason
 
 deny contains f.reason if {
-	some f in findings
+	some f in _findings
 	not f.soft
 }
 
 ask contains common.asked(f.reason) if {
-	some f in findings
+	some f in _findings
 	f.soft
 }
 
-line(c) := common.shown(c)
+_line(c) := common.shown(c)
 
 # METADATA
 # title: persistent_path
 # description: True when a file at path p runs (or decides what runs) at login, on a schedule or on a git or SSH event.
-persistent_path(p) if common.in_home_table(common.norm(p), home_persistence)
+_persistent_path(p) if common.in_home_table(common.norm(p), home_persistence)
 
-persistent_path(p) if common.in_table(common.norm(p), system_persistence)
+_persistent_path(p) if common.in_table(common.norm(p), system_persistence)
 
-persistent_path(p) if regex.match(`/\.git/hooks(/|$)`, common.norm(p))
+_persistent_path(p) if regex.match(`/\.git/hooks(/|$)`, common.norm(p))
 
-persistent_path(p) if common.basename(p) in {"authorized_keys", "authorized_keys2"}
+_persistent_path(p) if common.basename(p) in {"authorized_keys", "authorized_keys2"}
 
 # METADATA
 # title: PERSISTENCE_FILE
@@ -46,16 +46,16 @@ persistent_path(p) if common.basename(p) in {"authorized_keys", "authorized_keys
 # custom:
 #   code: PERSISTENCE
 #   fix: Do not install start-up files, schedules, hooks or keys from the agent; the user adds them themselves.
-findings contains {
+_findings contains {
 	"reason": reason.render(rego.metadata.rule(), {"path": t.path}),
 	"soft": common.soft_path(t.path),
 } if {
 	some t in common.changes
 	t.kind in {"write", "move", "perm"}
-	persistent_path(t.path)
+	_persistent_path(t.path)
 }
 
-lower_args(c) := [lower(a) | some a in common.args(c)]
+_lower_args(c) := [lower(a) | some a in common.args(c)]
 
 # METADATA
 # title: PERSISTENCE_COMMAND
@@ -65,41 +65,41 @@ lower_args(c) := [lower(a) | some a in common.args(c)]
 # custom:
 #   code: PERSISTENCE
 #   fix: Do not schedule or enable services from the agent; the user does that themselves.
-findings contains {
-	"reason": reason.render(rego.metadata.rule(), {"command": line(c)}),
+_findings contains {
+	"reason": reason.render(rego.metadata.rule(), {"command": _line(c)}),
 	"soft": common.soft_command(c, {t}),
 } if {
 	some c in common.commands
-	some t in schedules(c)
+	some t in _schedules(c)
 }
 
-schedules(c) := {"crontab" |
+_schedules(c) := {"crontab" |
 	not "-l" in c.argv
 } if {
 	common.cmd_name(c) == "crontab"
 } else := {a |
-	some a in lower_args(c)
+	some a in _lower_args(c)
 	a in {"enable", "reenable", "link", "preset", "edit", "set-property", "add-wants", "add-requires"}
 } if {
 	common.cmd_name(c) == "systemctl"
 } else := {a |
-	some a in lower_args(c)
+	some a in _lower_args(c)
 	a in {"load", "bootstrap", "submit", "enable", "kickstart"}
 } if {
 	common.cmd_name(c) == "launchctl"
 } else := {c.name} if {
 	common.cmd_name(c) in {"at", "batch", "update-rc.d", "chkconfig", "systemd-run", "schtasks"}
 } else := {"add" |
-	"add" in lower_args(c)
+	"add" in _lower_args(c)
 } if {
 	common.cmd_name(c) == "rc-update"
 } else := {"enable-linger" |
-	"enable-linger" in lower_args(c)
+	"enable-linger" in _lower_args(c)
 } if {
 	common.cmd_name(c) == "loginctl"
 } else := {"core.hookspath" |
-	"config" in lower_args(c)
-	some a in lower_args(c)
+	"config" in _lower_args(c)
+	some a in _lower_args(c)
 	a in {"core.hookspath", "core.fsmonitor", "core.sshcommand"}
 	count(c.operands) > 2
 } if {
@@ -114,19 +114,19 @@ schedules(c) := {"crontab" |
 # custom:
 #   code: PERSISTENCE
 #   fix: Schedule a prompt instead of a script, or ask the user to create the job themselves.
-findings contains {
+_findings contains {
 	"reason": reason.render(rego.metadata.rule(), {"action": action}),
 	"soft": "cronjob" in common.granted_tools,
 } if {
 	input.call.tool == "cronjob"
 	action := lower(object.get(input.call.args, "action", ""))
 	action in {"create", "update", "resume", "run", "add", "edit"}
-	unattended_script
+	_unattended_script
 }
 
-unattended_script if input.call.args.no_agent == true
+_unattended_script if input.call.args.no_agent == true
 
-unattended_script if {
+_unattended_script if {
 	is_string(input.call.args.script)
 	trim_space(input.call.args.script) != ""
 }
