@@ -209,6 +209,26 @@ def unwindowed(result: Any) -> set[tuple[str, str]]:
         ref._SCANNER, ref._deobfuscated = saved
 
 
+def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True) -> bool:
+    """Whether a result holds a value (not null or a flag) deeper than MAX_DEPTH, in its JSON
+    or in JSON inside one of the strings of its outer document (extract reads one level)."""
+    if depth == 0 and outer and isinstance(obj, str):
+        text, parsed, _ = v.as_text(obj)
+        return text is None and _nests_past_limit(parsed, 0)
+    if obj is None or isinstance(obj, bool):
+        return False
+    if depth > v.MAX_DEPTH:
+        return True
+    if isinstance(obj, str):
+        inner = v._json_in(obj) if outer else None
+        return inner is not None and _nests_past_limit(inner, 0, outer=False)
+    if isinstance(obj, dict):
+        return any(_nests_past_limit(x, depth + 1, outer) for x in obj.values())
+    if isinstance(obj, list | tuple):
+        return any(_nests_past_limit(x, depth + 1, outer) for x in obj)
+    return False
+
+
 def same(result: Any) -> None:
     """The frozen copy's values, with exactly the change the window fix exists for: everything
     a full, unwindowed reading finds is found (the frozen copy lost values behind its windows);
@@ -217,7 +237,8 @@ def same(result: Any) -> None:
     which a full reading does not find, never a value a full reading has."""
     want = ref.extract(result, HOME)
     got = v.extract(result, HOME)
-    assert got[1] == want[1], "truncated"
+    # Nesting past MAX_DEPTH now counts as truncated (the frozen copy dropped it unsaid).
+    assert got[1] == (want[1] or _nests_past_limit(result)), "truncated"
     full = unwindowed(result)
     if got[0] == want[0] and full <= got[0]:  # (the frozen copy misses what the rules it
         return  # lacks find: agreeing with it is not enough)
@@ -347,6 +368,30 @@ def test_json_edges_as_text_and_as_objects(n: int) -> None:
     same(json.dumps(obj))
 
 
+# Addresses whose only hint is one form: found both where the closing brackets are few (read
+# from each bracket back) and in markup full of them (read by the hint patterns).
+ONE_HINT = [
+    "ops [@] evil.example",
+    "ops( @ )evil.example",
+    "ops@evil (.) example",
+    "ops@evil{ . }example",
+    "ops [at] evil.example",
+    "ops@evil [dot] example",
+    "ops\tat\tevil\tdot\texample",
+    "ops (at) evil dot example",
+    "ops at evil [dot] example",
+]
+
+
+@pytest.mark.parametrize("address", ONE_HINT)
+@pytest.mark.parametrize("markup", [0, 300])
+def test_each_hint_alone_in_text_and_in_markup(address: str, markup: int) -> None:
+    text = "<p>x</p>" * markup + " write to " + address + " today " + "<br>" * markup
+    assert ("email", "ops@evil.example") in v.extract(text, HOME)[0]
+    same(text)
+    same("caf\u00e9 " + text)  # not ASCII: the str hint patterns
+
+
 def test_strings_yield_what_the_walk_yields() -> None:
     from collections import OrderedDict
 
@@ -355,7 +400,7 @@ def test_strings_yield_what_the_walk_yields() -> None:
     for _ in range(200):
         objs.append(json.loads(flat_json(rng, [random_text(rng, 20) for _ in range(3)])))
     for obj in objs:
-        assert v._strings(obj) == list(v._walk(obj))
+        assert v._strings(obj) == (list(v._walk(obj)), _nests_past_limit(obj, outer=False))
 
 
 @settings(max_examples=300, deadline=None)

@@ -83,6 +83,28 @@ def test_a_result_over_the_scan_limit_is_truncated() -> None:
     assert truncated
 
 
+def _nested(value: Any, levels: int) -> Any:
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels", [v.MAX_DEPTH, v.MAX_DEPTH + 1, 40])
+def test_a_value_nested_past_the_depth_limit_makes_the_result_truncated(levels: int) -> None:
+    # A value too deep to read must not go unrecorded with the ledger still whole.
+    doc = json.dumps({"body": "see below", "x": _nested("ops@evil.example", levels)})
+    found_values, truncated = v.extract(doc)
+    readable = levels < v.MAX_DEPTH  # the dict is level 0, its list level 1
+    assert (("email", "ops@evil.example") in found_values) == readable
+    assert truncated == (not readable)
+    led = ValueLedger()
+    note_result(led, "mcp__x__read", 1, doc, ["mcp"], {})
+    assert led.lossy == (not readable)
+    # The same inside a JSON string of the result (MCP wraps its payload so).
+    wrapped = json.dumps({"content": [{"text": doc}]})
+    assert v.extract(wrapped)[1] == (not readable)
+
+
 def test_targets_match_how_results_spell_them() -> None:
     args = {"to": ["OPS@EVIL.EXAMPLE"], "channel": "#Finance-Ops", "iban": "de89 3704 0044 0532 0130 00"}
     facts = build_facts("mcp__chat__send", args, CTX)

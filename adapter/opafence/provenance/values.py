@@ -283,10 +283,9 @@ _DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
-_OBF_HINTS_ASCII = (
+_OBF_HINTS_ASCII = (  # (a bracketed `@` is found from each `@`: it is rare)
     re.compile(rb"at" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"dot" + _WS + rb"{0,3}[\])}>]"),
-    re.compile(rb"@" + _WS + rb"{0,3}[\])}>]"),
     re.compile(rb"\." + _WS + rb"{0,3}[\])}>]"),
 )
 
@@ -327,8 +326,17 @@ def _hint_starts(fold: bytes) -> list[int]:
     if len(closers) > _FEW_CLOSERS:
         for rx in _OBF_HINTS_ASCII[:2]:
             starts += [m.start() for m in rx.finditer(fold)]
-        for rx in _OBF_HINTS_ASCII[2:] if b"@" in fold else _OBF_HINTS_ASCII[3:]:
-            starts += [m.start() for m in rx.finditer(fold) if _opened(fold, m.start())]
+        starts += [m.start() for m in _OBF_HINTS_ASCII[2].finditer(fold) if _opened(fold, m.start())]
+        # `@` is rare: from one to the next (memchr) rather than a pass of its pattern.
+        n = len(fold)
+        i = fold.find(b"@")
+        while i >= 0:
+            k = i + 1
+            while k < n and k - i <= 3 and fold[k] in _WS_BYTES:
+                k += 1
+            if k < n and fold[k] in b"])}>" and _opened(fold, i):
+                starts.append(i)
+            i = fold.find(b"@", i + 1)
     else:
         for c in closers:
             w = c
@@ -490,42 +498,58 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
             yield from _email_values(raw, memo)
 
 
-def _strings(obj: Any) -> list[str]:
-    """What _walk(obj) yields, in its order, as a list: the common JSON nodes (str, dict,
-    list, int of their exact types) read inline, everything else by _walk itself. A generator
-    per node costs more than the scan of the text it yields."""
+def _strings(obj: Any) -> tuple[list[str], bool]:
+    """What _walk(obj) yields, in its order, as a list, and whether anything was left out for
+    being nested deeper than MAX_DEPTH (the result then counts as truncated: a value hidden
+    that deep must not go unrecorded with the ledger still whole). The common JSON nodes (str,
+    dict, list of their exact types) are read inline: a generator per node costs more than the
+    scan of the text it yields."""
     out: list[str] = []
-    _collect(obj, 0, out)
-    return out
+    cut = _collect(obj, 0, out)
+    return out, cut
 
 
-def _collect(obj: Any, depth: int, out: list[str]) -> None:
+def _collect(obj: Any, depth: int, out: list[str]) -> bool:
+    """_walk's reading of obj into out; whether anything was too deep to read."""
     if depth > MAX_DEPTH:
-        return
+        return obj is not None and not isinstance(obj, bool)
     t = type(obj)
+    cut = False
     if t is dict:
         for k, v in obj.items():
             out.append(k if type(k) is str else str(k))
-            tv = type(v)
-            if tv is str:
+            if type(v) is str:
                 if depth < MAX_DEPTH:
                     out.append(v)
-            elif tv is dict or tv is list:
-                _collect(v, depth + 1, out)
+                else:
+                    cut = True
             else:
-                out.extend(_walk(v, depth + 1))
+                cut = _collect(v, depth + 1, out) or cut
     elif t is list:
         for v in obj:
-            tv = type(v)
-            if tv is str:
+            if type(v) is str:
                 if depth < MAX_DEPTH:
                     out.append(v)
-            elif tv is dict or tv is list:
-                _collect(v, depth + 1, out)
+                else:
+                    cut = True
             else:
-                out.extend(_walk(v, depth + 1))
-    else:
-        out.extend(_walk(obj, depth))
+                cut = _collect(v, depth + 1, out) or cut
+    elif isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, bool) or obj is None:
+        pass
+    elif isinstance(obj, int | float):
+        s = str(obj)
+        if len(s) >= 7:
+            out.append(s)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out.append(str(k))
+            cut = _collect(v, depth + 1, out) or cut
+    elif isinstance(obj, list | tuple):
+        for v in obj:
+            cut = _collect(v, depth + 1, out) or cut
+    return cut
 
 
 def _walk(obj: Any, depth: int = 0) -> Iterator[str]:
@@ -574,7 +598,8 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         return found, truncated
     # The strings of a JSON result are scanned as one text, a line each (no value spans a
     # newline): one pass instead of one per string.
-    strings = _strings(parsed)
+    strings, deep = _strings(parsed)
+    truncated = truncated or deep
     joined = "\n".join(strings)
     # What the loop below builds, when nothing is cut and no string may hold JSON: a string
     # whose stripped start is `{` or `[` begins a line of the joined text with whitespace (of
@@ -597,7 +622,9 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         if inner is None:
             lines.append(s)
         else:
-            lines.extend(_strings(inner))
+            inner_strings, deep = _strings(inner)
+            truncated = truncated or deep
+            lines.extend(inner_strings)
     found.update(scan_text("\n".join(lines), home))
     return found, truncated
 
