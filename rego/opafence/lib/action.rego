@@ -11,7 +11,7 @@ package opafence.lib.action
 
 # One literal object per class (a constant, not computed per query), so making an action is a
 # single object.union.
-_bases := {
+bases := {
 	"READ": {"class": "READ", "caps": set(), "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
 	"LOCAL_WRITE": {"class": "LOCAL_WRITE", "caps": {"edit"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
 	"DELETE": {"class": "DELETE", "caps": {"delete"}, "paths": set(), "domains": set(), "recipients": set(), "argv": [], "packages": set(), "open": false, "egress": false, "why": ""},
@@ -28,6 +28,6 @@ _bases := {
 # METADATA
 # title: make
 # description: An action of class c with fields; an empty caps set keeps the class's default capabilities.
-make(c, fields) := object.union(_bases[c], object.remove(fields, {"caps"})) if {
+make(c, fields) := object.union(bases[c], object.remove(fields, {"caps"})) if {
 	count(object.get(fields, "caps", set())) == 0
-} else := object.union(_bases[c], fields)
+} else := object.union(bases[c], fields)
