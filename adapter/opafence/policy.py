@@ -115,6 +115,9 @@ class Prohibition(Model):
     id: str
     classes: list[str]
     egress: bool = False
+    # "don't @-mention anyone": binds every call whose text mentions someone (facts.mentions),
+    # whatever its class (rego/opafence/task/task.rego).
+    mentions: bool = False
     keywords: list[str] = Field(default_factory=list)
     evidence: str
     message: int = 1

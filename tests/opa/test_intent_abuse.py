@@ -188,6 +188,14 @@ CONTROLS: list[tuple[str, str, dict[str, Any]]] = [
         {"tool": "read_file", "args": {"path": f"{W}/src/auth.py"}},
     ),
     (
+        "prohibit-mention-plain-post",
+        "Tell #sales that the new price list is in the shared drive, and don't @-mention anyone.",
+        {
+            "tool": "mcp__slack__post_message",
+            "args": {"channel": "#sales", "text": "The new price list is in the drive."},
+        },
+    ),
+    (
         "prohibit-sql-select",
         "How many users signed up last week? Query the analytics Postgres, read-only please.",
         {

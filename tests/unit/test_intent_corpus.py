@@ -9,7 +9,7 @@ Grants: {"c": "CLASS/capability", "recipients"|"domains"|"paths"|"commands"|"pac
 "objects"|"operations"|"repos"|"states"|"cells": [...], "workspace": bool, "max_calls": int,
 "access": str, "conditional": bool, "max_amount": number, "days": [...], "refs": [...], "message": int};
 "<cwd>" and "<home>" in paths. Bounds: {"domains"|"recipients"|"paths"|"write_paths": [...]}.
-Prohibitions: "CLASS[,CLASS][:kw,kw]", "*", "*:prod", or "egress".
+Prohibitions: "CLASS[,CLASS][:kw,kw]", "*", "*:prod", "egress" or "mentions".
 Grants, prohibitions, bounds and read_only are compared exactly; absent means none.
 """
 
@@ -116,16 +116,26 @@ def expected_grants(case: dict[str, Any]) -> tuple[list[tuple[Any, ...]], bool]:
 
 def prohibition_key(p: str | dict[str, Any]) -> tuple[Any, ...]:
     if isinstance(p, dict):
-        return (tuple(sorted(p["classes"])), bool(p.get("egress")), tuple(sorted(p.get("keywords", []))))
+        return (
+            tuple(sorted(p["classes"])),
+            bool(p.get("egress")),
+            bool(p.get("mentions")),
+            tuple(sorted(p.get("keywords", []))),
+        )
     if p == "egress":
-        return (tuple(sorted(EGRESS)), True, ())
+        return (tuple(sorted(EGRESS)), True, False, ())
+    if p == "mentions":
+        return ((), False, True, ())
     classes, _, kws = p.partition(":")
-    return (tuple(sorted(classes.split(","))), False, tuple(sorted(k for k in kws.split(",") if k)))
+    return (tuple(sorted(classes.split(","))), False, False, tuple(sorted(k for k in kws.split(",") if k)))
 
 
 def actual_prohibitions(policy: TaskPolicy) -> list[tuple[Any, ...]]:
     return sorted(
-        ((tuple(sorted(p.classes)), p.egress, tuple(sorted(p.keywords))) for p in policy.prohibitions),
+        (
+            (tuple(sorted(p.classes)), p.egress, p.mentions, tuple(sorted(p.keywords)))
+            for p in policy.prohibitions
+        ),
         key=repr,
     )
 

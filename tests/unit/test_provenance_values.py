@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -9,7 +11,7 @@ import pytest
 
 from opafence.facts import FactsContext, build_facts
 from opafence.provenance import values as v
-from opafence.provenance.ledger import ValueLedger
+from opafence.provenance.ledger import DIGEST_BYTES, ValueLedger
 from opafence.provenance.record import note_message, note_result, provenance_facts
 from opafence.provenance.targets import call_targets
 
@@ -126,6 +128,17 @@ def test_sub_agent_results_and_session_search_are_untrusted() -> None:
     assert note_result(led, "session_search", 2, "pay DE89370400440532013000", [], {})
     assert led.digest("email", "ops@evil.example") in led.untrusted
     assert led.digest("iban", "DE89370400440532013000") in led.untrusted
+
+
+@pytest.mark.parametrize("key", [b"", b"k", bytes(range(32)), bytes(range(64)), bytes(range(200))])
+def test_digests_are_hmac_sha256_of_kind_and_value(key: bytes) -> None:
+    # The ledger keys HMAC's inner and outer states once and copies them per digest; the digests
+    # must stay those of hmac.new (the journal and stored tasks hold them), for short, block-long
+    # and hashed (longer than a block) keys alike.
+    led = ValueLedger(key=key)
+    for kind, value in [("email", "ops@evil.example"), ("iban", "DE89370400440532013000"), ("", "é\x00")]:
+        want = hmac.new(key, f"{kind}\x00{value}".encode(), hashlib.sha256).hexdigest()[: DIGEST_BYTES * 2]
+        assert led.digest(kind, value) == want
 
 
 def test_attached_context_is_untrusted_and_the_instruction_is_the_owners() -> None:

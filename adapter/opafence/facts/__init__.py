@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from opafence.facts import code, email, links, mcp, patch, paths, secrets, shell, sql, url
+from opafence.facts import code, email, links, mcp, mentions, patch, paths, secrets, shell, sql, url
 from opafence.facts.collect import Collector
 
 MAX_WORDS = 256
@@ -465,6 +465,18 @@ def _generic(c: _Call) -> None:
                 c.path(stripped, top_key)
 
 
+# Built-in tools that post what their arguments say to people (mentions in it notify them).
+MESSAGING_TOOLS = frozenset(
+    {
+        "discord",
+        "yb_send_dm",
+        "feishu_drive_add_comment",
+        "feishu_drive_reply_comment",
+        "meet_say",
+        "kanban_comment",
+    }
+)
+
 _READERS: dict[str, Callable[[_Call], None]] = {
     "terminal": _terminal,
     "process": _process,
@@ -545,6 +557,10 @@ def _build(tool: str, args: Mapping[str, Any], ctx: FactsContext) -> dict[str, A
         statements = sql.sql_facts(args)
         if statements:
             facts["sql"] = statements
+    if tool_facts["origin"] != "builtin" or tool in MESSAGING_TOOLS:
+        named = mentions.mention_facts(args)
+        if named:
+            facts["mentions"] = named
     if ctx.identities is not None:
         same, exhausted = ctx.identities.same_files(_named_paths(col))
         if exhausted:

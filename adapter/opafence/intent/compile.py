@@ -289,6 +289,7 @@ def _merge(
         if any(
             sorted(p.classes) == sorted(q.classes)
             and p.egress == q.egress
+            and p.mentions == q.mentions
             and sorted(p.keywords) == sorted(q.keywords)
             for q in policy.prohibitions
         ):
@@ -299,6 +300,7 @@ def _merge(
                 id=pid,
                 classes=p.classes,
                 egress=p.egress,
+                mentions=p.mentions,
                 keywords=p.keywords,
                 evidence=p.evidence,
                 message=message_index,
@@ -367,6 +369,7 @@ def _fallback(
                     id=pid,
                     classes=p.classes,
                     egress=p.egress,
+                    mentions=p.mentions,
                     keywords=p.keywords,
                     evidence=p.evidence,
                     message=message_index,

@@ -117,6 +117,7 @@ class DraftGrant(DraftModel):
 class DraftProhibition(DraftModel):
     classes: list[str] = Field(default_factory=list, max_length=12)
     egress: bool = False
+    mentions: bool = False
     keywords: list[str] = Field(default_factory=list, max_length=20)
     evidence: str = Field(default="", max_length=2000)
     # "don't send it yet", a bare "stop": a later explicit request from the owner lifts it.

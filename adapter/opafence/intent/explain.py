@@ -95,7 +95,9 @@ def render(c: Compiled) -> str:
     if p.prohibitions:
         out.append("prohibitions (beat every grant):")
         for q in p.prohibitions:
-            what = ",".join(q.classes) + (" +egress" if q.egress else "")
+            what = (
+                ",".join(q.classes) + (" +egress" if q.egress else "") + (" mentions" if q.mentions else "")
+            )
             kw = f" keywords={','.join(q.keywords)}" if q.keywords else ""
             tmp = " (until the owner asks again)" if q.id in p.temporary else ""
             out.append(f"  {q.id} {what}{kw}{tmp}  (message {q.message})\n      <- {_short(q.evidence)!r}")

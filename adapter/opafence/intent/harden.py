@@ -766,7 +766,7 @@ def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProh
         classes = [c.upper() for c in p.classes if c.upper() in lx.CLASSES - {"READ"} or c == "*"]
         if p.egress:
             classes = sorted(set(classes) | set(lx.EGRESS_CLASSES))
-        if not classes or not p.evidence or _norm(p.evidence) not in whole_norm:
+        if not (classes or p.mentions) or not p.evidence or _norm(p.evidence) not in whole_norm:
             h.notes.append(
                 Note(p.evidence, "ignored", "a prohibition in the draft that does not quote the message")
             )
@@ -774,7 +774,12 @@ def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProh
         kws = sorted({k.strip().lower() for k in p.keywords if 0 < len(k.strip()) <= 64})
         out.append(
             DraftProhibition(
-                classes=classes, egress=p.egress, keywords=kws, evidence=p.evidence, temporary=p.temporary
+                classes=classes,
+                egress=p.egress,
+                mentions=p.mentions,
+                keywords=kws,
+                evidence=p.evidence,
+                temporary=p.temporary,
             )
         )
     return out
@@ -876,9 +881,10 @@ def _same_grant(a: DraftGrant, b: DraftGrant) -> bool:
 
 
 def _same_prohibition(a: DraftProhibition, b: DraftProhibition) -> bool:
-    return (sorted(a.classes), a.egress, sorted(a.keywords)) == (
+    return (sorted(a.classes), a.egress, a.mentions, sorted(a.keywords)) == (
         sorted(b.classes),
         b.egress,
+        b.mentions,
         sorted(b.keywords),
     )
 

@@ -87,6 +87,18 @@ _EGRESS = re.compile(
     r"\bair[- ]?gapped\b|\bnichts verlässt\b|\bnichts (?:\w+ )?nach au(?:ß|ss)en\b|\brien ne (?:doit )?"
     r"(?:sort|quitte)\w*|\bnada (?:debe )?sal(?:e|ir)\b|\bniente (?:deve )?(?:uscire|esce)\b"
 )
+# "don't @-mention anyone", "no @here", "without pinging the channel", "don't tag anybody": no call
+# may mention people (facts.mentions), whatever it is. "Don't mention the outage" is about what
+# to say, not a mention: without "@", the object must be people or a channel.
+_MENTION = re.compile(
+    r"\b(?:do ?n[o']?t|do not|never|without|avoid|no need to|please don't)\s+(?:\w+\s+){0,2}?"
+    r"(?:@-?\s?mention\w*|at-mention\w*|(?:mention|ping|tag|notify|alert|highlight)(?:s|ing|ed)?\s+"
+    r"(?:anyone|anybody|everyone|everybody|people|any(?:one| users?| people| members?)|the (?:whole )?"
+    r"(?:channel|team|group|room|members)|@?(?:here|channel|everyone|all)|them|him|her)\b)|"
+    r"\bno\s+(?:@-?\s?mentions?|at-mentions?|mentions|pings|@(?:here|channel|everyone|all))\b|"
+    r"(?:^|\s)@-?mention\w*\s+(?:no ?one|nobody)\b",
+    re.IGNORECASE,
+)
 _BARE_STOP = re.compile(
     r"^(?:(?:ok|okay|hey|please|no|wait|hermes)[,!.]?\s+)*(?:stop|halt|abort|freeze|hold on|hold it|cancel "
     r"(?:that|it|everything)|stop everything|stop it|stop now|stop right now|stop immediately|"
@@ -382,9 +394,9 @@ def read_prohibitions(message: str) -> Reading:
 
 
 def _add(reading: Reading, p: DraftProhibition, why: str) -> None:
-    key = (tuple(sorted(p.classes)), p.egress, tuple(p.keywords))
+    key = (tuple(sorted(p.classes)), p.egress, p.mentions, tuple(p.keywords))
     for q in reading.prohibitions:
-        if (tuple(sorted(q.classes)), q.egress, tuple(q.keywords)) == key:
+        if (tuple(sorted(q.classes)), q.egress, q.mentions, tuple(q.keywords)) == key:
             q.temporary = q.temporary and p.temporary
             return
     reading.prohibitions.append(p)
@@ -422,6 +434,14 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
                 Note(clause.text, "read_only", "read-only task: every class but READ is forbidden")
             )
         _add(reading, DraftProhibition(classes=["*"], evidence=clause.text), "read only")
+        return
+
+    if _MENTION.search(low):
+        _add(
+            reading,
+            DraftProhibition(classes=[], mentions=True, evidence=clause.text),
+            "no mentions: no call may mention people (@name, @here, <!channel>)",
+        )
         return
 
     if _EGRESS.search(low):

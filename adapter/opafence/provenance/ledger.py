@@ -64,12 +64,18 @@ def new_key() -> bytes:
     return os.urandom(32)
 
 
+# The pads of RFC 2104 as byte translations (what the stdlib's hmac does): one C call per pad
+# instead of a generator over the key's bytes.
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
 def _hmac_states(key: bytes) -> tuple[bytes, Any, Any]:
     block = hashlib.sha256().block_size
     k = hashlib.sha256(key).digest() if len(key) > block else key
     k = k.ljust(block, b"\x00")
-    inner = hashlib.sha256(bytes(x ^ 0x36 for x in k))
-    outer = hashlib.sha256(bytes(x ^ 0x5C for x in k))
+    inner = hashlib.sha256(k.translate(_IPAD))
+    outer = hashlib.sha256(k.translate(_OPAD))
     return key, inner, outer
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import starmap
+from itertools import chain, starmap
 
 Hit = tuple[str, str]  # (kind, raw text); values.py normalizes
 
@@ -80,6 +80,7 @@ _MANAGER_TAILS = frozenset(m.translate(FOLD)[-2:] for m in _MANAGERS)
 # of letters, so "report.pdf" and "example.community" end in the label they show.
 _DOT_LABEL = re.compile(rb"\.([A-Za-z]{2,24})(?![\w-])")
 _HOST_RUN = re.compile(rb"[A-Za-z0-9.\x80-\xff-]*")  # _HOSTCH
+_LOCAL_RUN = re.compile(rb"[A-Za-z0-9._%+'\x80-\xff-]*")  # _LOCAL
 # Texts shorter than this are left to the regex engine whole; in longer ones memchr goes from
 # anchor to anchor while they are fewer than one per _DENSE bytes (a Python step costs what the
 # engine's literal search takes for about that many bytes).
@@ -93,25 +94,26 @@ _HOST_BACK = 254
 
 
 def _anchored(rx: re.Pattern[bytes], text: bytes, byte: bytes) -> Iterator[re.Match[bytes]]:
-    """rx.finditer(text) for a pattern whose every match starts with `byte`."""
+    """rx.finditer(text) for a pattern whose every match starts with `byte`. An iterator, not
+    a generator: once the text turns out dense, the rest of the matches come from the regex
+    engine without a Python frame each."""
     if len(text) < _SHORT:
-        yield from rx.finditer(text)
-        return
+        return rx.finditer(text)
+    found: list[re.Match[bytes]] = []
     find, match = text.find, rx.match
     pos, steps = 0, 0
     while True:
         p = find(byte, pos)
         if p < 0:
-            return
+            return iter(found)
         steps += 1
         if steps > 16 and p < steps * _DENSE:
-            yield from rx.finditer(text, p)
-            return
+            return chain(found, rx.finditer(text, p))
         m = match(text, p)
         if m is None:
             pos = p + 1
             continue
-        yield m
+        found.append(m)
         pos = m.end()
 
 
@@ -182,12 +184,16 @@ class Scanner:
         seen: set[bytes] = set()
         # Gates: a one-byte test (memchr) before any longer one; a two-byte needle ending in a
         # space costs a full slow pass of the text when it is absent.
-        if b"@" in b:
-            yield from self._emails(b, seen)
+        has_at, has_dot = b"@" in b, b"." in b
+        # The text backwards, for the walks back from an `@` and from a label (one C match
+        # each): made once when both readers may need it, else by the one that does.
+        rb = b[::-1] if has_at and has_dot else b""
+        if has_at:
+            yield from self._emails(b, seen, rb)
         if b":" in b:
             yield from self._urls(b, seen)
-        if b"." in b:
-            yield from self._hosts(b, seen)
+        if has_dot:
+            yield from self._hosts(b, seen, rb)
         if b"0" in fold:
             yield from self._numbers(b, fold, seen)
             yield from self._ibans(b, fold, seen)
@@ -202,12 +208,19 @@ class Scanner:
 
     # --- one reader per kind ---------------------------------------------------------------------
 
-    def _emails(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        inside: set[bytes] = set()  # short windows whose outcome was decided within them
+    def _emails(self, b: bytes, seen: set[bytes], rb: bytes = b"") -> Iterator[Hit]:
+        """`rb`: the text backwards (b[::-1]), when the caller has it."""
+        # Windows of the local walk's bytes and the one before them, the `@` and 67 bytes
+        # after it, whose outcome was decided within them (past the first _EMAIL_BACK bytes:
+        # every such window has the same length and its `@` the same place; the ones nearer
+        # the start are not kept).
+        inside: set[bytes] = set()
+        n = len(b)
+        walk = _LOCAL_RUN.match
         for i in _positions(b, b"@"):
-            lo = i - _EMAIL_BACK if i > _EMAIL_BACK else 0
-            short = b"%d:" % (i - lo) + b[lo : i + 68]
-            if short in inside:
+            far = i > _EMAIL_BACK
+            short = b[i - _EMAIL_BACK : i + 68] if far else b""
+            if far and short in inside:
                 continue
             # The key is every byte the outcome depends on: the local walk's 64 bytes and the
             # one before them, and the domain or handle after the `@` up to the bytes its match
@@ -218,17 +231,23 @@ class Scanner:
             h = _HANDLE.match(b, i + 1) if dom is None or i == 0 or b[i - 1] not in _LOCAL else None
             # (a domain that fails to match has looked at most 66 bytes on).
             tail = max(dom.end() + 2 if dom is not None else i + 68, h.end() + 2 if h is not None else 0)
-            # With the `@`'s place in it: near the start of the text two anchors' windows can
-            # hold the same bytes.
-            if tail <= i + 68:
-                inside.add(short)
-            key = b"@%d:" % (i - lo) + b[lo:tail]
+            if far:
+                if tail <= i + 68:
+                    inside.add(short)
+                key = b"@\x00" + b[i - _EMAIL_BACK : tail]
+            else:  # with the `@`'s place in it: near the start two windows can hold the same bytes
+                key = b"@\x01%d:" % i + b[:tail]
             if key in seen:
                 continue
             seen.add(key)
+            # The local part: the run of its bytes before the `@`, at most 64 (one C match
+            # over the text backwards).
             j = i
-            while j > 0 and i - j < 64 and b[j - 1] in _LOCAL:
-                j -= 1
+            if i and b[i - 1] in _LOCAL:
+                if not rb:
+                    rb = b[::-1]
+                run = walk(rb, n - i, n - i + 64)
+                j = i - (run.end() - (n - i) if run is not None else 0)
             if j < i and dom is not None:
                 raw = b[j : dom.end()]
                 if raw not in seen:
@@ -249,33 +268,30 @@ class Scanner:
                 seen.add(b"url:" + host)
                 yield ("host", host.decode("utf-8", "replace"))
 
-    def _hosts(self, b: bytes, seen: set[bytes]) -> Iterator[Hit]:
+    def _hosts(self, b: bytes, seen: set[bytes], rb: bytes = b"") -> Iterator[Hit]:
+        """`rb`: the text backwards (b[::-1]), when the caller has it."""
         tlds = self._tlds
-        rb = b""  # the text backwards: the walk back from a label is one match in C
         n = len(b)
-        inside: set[bytes] = set()  # as for addresses: windows of 64 bytes that held the host
+        walk = _HOST_RUN.match
+        # Windows of the 64 bytes before a label, the label and the byte after it, that held
+        # the host and the byte before it (so decided the outcome): a repeated one is passed
+        # over. A plain slice (past the first 64 bytes every window has the same length).
+        inside: set[bytes] = set()
         for m in _anchored(_DOT_LABEL, b, b"."):
             if m.group(1).lower() not in tlds:
                 continue
             i, end = m.span()
-            near = i - 64 if i > 64 else 0
-            short = b"%d:" % (i - near) + b[near : end + 1]
-            if short in inside:
+            short = b[i - 64 : end + 1] if i >= 64 else b""
+            if short and short in inside:
                 continue
             if not rb:
                 rb = b[::-1]
             # The host runs back over host bytes, at most 253 of them (bounded, so a long run
             # of labels is not walked again for each).
-            run = _HOST_RUN.match(rb, n - i, n - i + _HOST_BACK - 1)
+            run = walk(rb, n - i, n - i + _HOST_BACK - 1)
             j = i - (run.end() - (n - i) if run is not None else 0)
-            if j > near or (j == 0 and near == 0):
+            if short and j > i - 64:
                 inside.add(short)
-            # Keyed by every byte the outcome depends on (the byte before the host, the host,
-            # the byte after its label): nothing longer hides behind an earlier window.
-            key = b"h:" + (b[j - 1 : end + 1].lower() if j else b"^" + b[: end + 1].lower())
-            if key in seen:
-                continue
-            seen.add(key)
             if j == i or (j > 0 and b[j - 1] in b"@/\\:"):
                 continue
             raw = b[j:end].lower().strip(b".-")

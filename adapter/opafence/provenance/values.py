@@ -468,7 +468,12 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
     fold = b.translate(FOLD)
     memo: dict[str, tuple[Value, ...]] = {}
     for kind, raw in _SCANNER.hits(b, fold):
-        yield from _normalized(kind, raw, home, memo)
+        if kind == "number":  # inline: the kind logs and listings hold by the ten thousand
+            d = norm_digits(raw)
+            if 7 <= len(d) <= 34:
+                yield ("number", d)
+        else:
+            yield from _normalized(kind, raw, home, memo)
     # Every hint needs a closing bracket or "dot" (case aside; lower-casing maps nothing but
     # ASCII D, O and T onto those letters once NFKC has run): one-byte tests first spare the
     # lower-cased str and the slow hint passes on ordinary text.

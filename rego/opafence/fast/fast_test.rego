@@ -237,3 +237,42 @@ test_declines_shell_reads_when_commands_are_forbidden if {
 	no_commands := object.union(edit_task, {"prohibitions": [{"classes": ["EXECUTION"], "keywords": [], "evidence": "don't run any commands", "egress": false}]})
 	declines(git_status, {"t1": no_commands}, config)
 }
+
+# --- the gate: the cheap lookups before the conditions ----------------------------------------------
+
+src_task := {"t1": policy([grant({"paths": ["/srv/app/src"]})])}
+
+# Every call the fast tier answers passes the gate (it is implied by every answer) ...
+test_every_answer_passes_the_gate if {
+	every row in [
+		[read("/srv/app/src/main.py"), {"t1": edit_task}],
+		[write("/srv/app/notes/today.md"), {"t1": edit_task}],
+		[write("/srv/app/src/a.py"), src_task],
+		[git_status, {"t1": edit_task}],
+	] {
+		[inp, tasks] := row
+		answers(inp, tasks, config)
+		fast.candidate with input as inp with data.tasks as tasks with data.config as config
+	}
+}
+
+# ... and the calls it stops never reach the conditions, whatever their types.
+test_the_gate_stops_calls_no_answer_could_take if {
+	every row in [
+		[shell("pytest -q", [cmd("pytest", ["pytest", "-q"], [])]), {"t1": edit_task}],
+		[shell("ls && rm -rf build", [cmd("ls", ["ls"], []), cmd("rm", ["rm", "-rf", "build"], ["/srv/app/build"])]), {"t1": edit_task}],
+		[shell("ls", []), {"t1": edit_task}],
+		[object.union(git_status, {"facts": object.union(facts([]), {"shell": {"commands": "ls"}})}), {"t1": edit_task}],
+		[object.union(git_status, {"facts": object.union(facts([]), {"shell": {"commands": [1]}})}), {"t1": edit_task}],
+		[write("/srv/app/notes/today.md"), src_task],
+		[write("/srv/app/notes/today.md"), {}],
+		[write("/srv/app/src/a.py"), {"t1": policy([grant({"paths": ["/srv/app/src"], "recipients": ["a@b.c"]})])}],
+		[object.union(write("/srv/app/a.py"), {"facts": facts([{"path": 7, "arg": "path", "via": "arg", "op": ""}])}), {"t1": edit_task}],
+		[object.union(write("/srv/app/a.py"), {"host": object.union(host, {"workspace": [7]})}), {"t1": edit_task}],
+		[object.union(read("/srv/app/a.py"), {"call": {"tool": "web_search", "args": {"query": "x"}, "id": "c"}}), {"t1": edit_task}],
+	] {
+		[inp, tasks] := row
+		not fast.candidate with input as inp with data.tasks as tasks with data.config as config
+		declines(inp, tasks, config)
+	}
+}

@@ -174,6 +174,14 @@ no_send := policy_of(
 	{},
 )
 
+no_mentions := policy_of(
+	[grant("g1", "COMMUNICATION", {"capability": "send", "recipients": ["#sales"]})],
+	[prohibition("p1", [], {"mentions": true, "evidence": "don't @-mention anyone"})],
+	{},
+)
+
+mentioning_post(mentions) := object.union(slack_post("#sales"), {"facts": {"mentions": [{"raw": m, "kind": "broadcast", "arg": "text"} | some m in mentions]}})
+
 no_commands := policy_of([], [prohibition("p1", ["EXECUTION"], {"evidence": "don't run any commands"})], {})
 
 no_deploy_cmd := policy_of([], [prohibition("p1", ["EXECUTION"], {"keywords": ["deploy"], "evidence": "never run make deploy"})], {})
@@ -312,6 +320,9 @@ cases := [
 	{"name": "send when nobody can answer", "in": object.union(send(["john@example.com"], []), {"host": unattended_host}), "task": fallback, "want": "block", "codes": {"NOBODY_TO_ASK", "NOT_AUTHORIZED"}},
 	# prohibitions always block and beat grants
 	{"name": "prohibition beats grant", "in": send(["john@example.com"], []), "task": no_send, "want": "block", "codes": {"USER_PROHIBITION"}},
+	{"name": "a mention past 'don't @-mention anyone'", "in": mentioning_post(["<!channel>"]), "task": no_mentions, "want": "block", "codes": {"USER_PROHIBITION"}},
+	{"name": "a post without mentions is the grant", "in": slack_post("#sales"), "task": no_mentions, "want": "allow", "codes": set()},
+	{"name": "a mention prohibition spares other calls", "in": read("/ws/notes.md"), "task": no_mentions, "want": "allow", "codes": set()},
 	{"name": "egress: search", "in": call_input("web_search", {"query": "x"}, {}), "task": offline, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "egress: fetch", "in": sh([["curl", "https://example.com"]]), "task": offline, "want": "block", "codes": {"USER_PROHIBITION"}},
 	{"name": "egress: unknown", "in": call_input("mystery", {}, {}), "task": offline, "want": "block", "codes": {"USER_PROHIBITION"}},
