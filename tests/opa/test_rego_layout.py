@@ -88,6 +88,22 @@ def test_policy_files_are_at_most_400_lines() -> None:
     assert sorted(set(LONG_FILES) - set(found)) == [], "short enough now: take it off LONG_FILES"
 
 
+def test_every_reference_into_opafence_names_something(tmp_path: Path) -> None:
+    # A rule renamed or removed while another package still names it is undefined there, and
+    # neither OPA nor `opa check --strict` says so (data may come at run time).
+    assert rl.dangling_refs() == []
+    probe = tmp_path / "probe.rego"
+    probe.write_text(
+        "package probe\n\nimport data.opafence.lib.action\n\n"
+        "x := action.bases.READ\n\ny := action.no_such_rule\n\nz := data.opafence.lib.no_such_package.r\n",
+        encoding="utf-8",
+    )
+    assert rl.dangling_refs([probe]) == [
+        "probe.rego: data.opafence.lib.action.no_such_rule",
+        "probe.rego: data.opafence.lib.no_such_package.r",
+    ]
+
+
 def test_the_checks_can_fail() -> None:
     """The reference matcher is what decides "private": it must see a use through a wildcard."""
     assert rl.matches(["opafence", "guards", None, "findings"], ["opafence", "guards", "secrets"], "findings")
