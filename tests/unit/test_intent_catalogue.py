@@ -114,12 +114,46 @@ def test_several_servers_and_none_named_grant_nothing() -> None:
 def test_send_binds_to_the_chat_server() -> None:
     got, _ = grants("Post in #releases on Slack that v2.3 is out", [*SLACK, *OUTLOOK])
     assert [(g.class_, g.recipients, g.tools) for g in got] == [
-        (
-            "COMMUNICATION",
-            ["#releases"],
-            ["mcp__slack__slack_invite_to_channel", "mcp__slack__slack_post_message"],
-        )
+        ("COMMUNICATION", ["#releases"], ["mcp__slack__slack_post_message"])
     ]
+
+
+CHAT = [
+    *(f"mcp__slack__slack_{n}" for n in ("post_message", "reply_to_thread", "send_message", "post_invite")),
+    *(f"mcp__slack__slack_{n}" for n in ("invite_to_channel", "add_user_to_channel", "create_channel")),
+    *(f"mcp__slack__{n}" for n in ("conversations_invite", "set_user_role", "message_admins")),
+]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Post 'deploy done' in #eng on Slack",
+        "DM @ann on Slack that the build is green",
+        "Reply to the thread in #eng on Slack with the link",
+        "Send a message to #eng on Slack saying the build is green",
+        "message #eng on slack that lunch is here",
+    ],
+)
+def test_a_send_binds_the_tools_that_send_only(message: str) -> None:
+    # The class is wider than the verb: invites, channel creation, membership and permission
+    # tools of the same server are no send (issue 14, exactness).
+    got, _ = grants(message, CHAT)
+    sends = [g for g in got if g.class_ == "COMMUNICATION"]
+    assert sends, got
+    for g in sends:
+        assert set(g.tools) <= {
+            "mcp__slack__slack_post_message",
+            "mcp__slack__slack_reply_to_thread",
+            "mcp__slack__slack_send_message",
+        }, g.tools
+        assert g.tools
+
+
+def test_an_invite_asked_for_binds_the_invite() -> None:
+    got, _ = grants("Invite @marek to #design on Slack", CHAT)
+    sends = [g for g in got if g.class_ == "COMMUNICATION"]
+    assert sends and all("mcp__slack__slack_invite_to_channel" in g.tools for g in sends)
 
 
 def test_no_catalogue_keeps_the_service_glob() -> None:

@@ -513,3 +513,20 @@ def test_vocabularies_match_the_rego_tables() -> None:
         (Path(__file__).resolve().parents[2] / "rego/opafence/classify/mcp/data.yaml").read_text()
     )
     assert set(lx.ACCESS_WORDS.values()) | {"read"} <= set(mcp["access_covers"])
+
+
+@pytest.mark.parametrize(
+    ("message", "evidence", "raw", "want"),
+    [
+        # "empty DIR": what is inside it, never the directory (a bound ending in "/", lib/paths)
+        ("empty the build directory", "empty the build directory", "build", [f"{CWD}/build/"]),
+        ("Could you empty out/ for me?", "empty out/", "out/", [f"{CWD}/out/"]),
+        # a draft (the LLM's too) cannot widen it back: the quote's verb decides
+        ("please empty ./dist", "empty ./dist", "./dist", [f"{CWD}/dist/"]),
+        # deleting the directory is the directory
+        ("delete the build folder", "delete the build folder", "build", [f"{CWD}/build"]),
+    ],
+)
+def test_empty_grants_the_contents_only(message: str, evidence: str, raw: str, want: list[str]) -> None:
+    h = run(message, [g("DELETE", "delete", evidence, paths=[raw])])
+    assert [x.paths for x in h.grants] == [want], h.notes

@@ -189,11 +189,16 @@ BIND_CAPS = {
 }
 
 
-def fits(cls: str, objects: list[str], operations: list[str], spec: ToolSpec) -> bool:
-    """Could a grant of this class, objects and kinds of action cover the tool, by its name?"""
+def fits(
+    cls: str, objects: list[str], operations: list[str], spec: ToolSpec, said: frozenset[str] = frozenset()
+) -> bool:
+    """Could a grant of this class, objects and kinds of action cover the tool, by its name?
+    `said`: the owner's request verbs in the grant's quote."""
     p = profile(spec.words)
     kinds = p.kinds.get(cls)
     if not kinds:
+        return False
+    if cls == "COMMUNICATION" and not _says_send(spec.words, p, said):
         return False
     if operations:
         covers: Mapping[str, list[str]] = lexicon()["operation_covers"]
@@ -201,6 +206,17 @@ def fits(cls: str, objects: list[str], operations: list[str], spec: ToolSpec) ->
         if not kinds <= granted:
             return False
     return not objects or p.head in objects
+
+
+def _says_send(words: tuple[str, ...], p: _Profile, said: frozenset[str]) -> bool:
+    """The name says a send (post_message, reply_to_thread), not an invite or a membership or
+    permission change that shares the class (invite_to_channel), unless the owner asked for
+    that very thing ("invite @marek to #design": its invite is a send too)."""
+    send: Mapping[str, list[str]] = lexicon()["bind_send"]
+    kinds = p.kinds.get("COMMUNICATION", frozenset())
+    if kinds & set(send["not_kinds"]):
+        return bool(said & set(send["invite_verbs"]))
+    return any(w in send["verbs"] for w in words) and "PERMISSION_CHANGE" not in p.kinds
 
 
 def server_named(server: str, names: Iterable[str]) -> bool:
@@ -237,12 +253,19 @@ class Binding:
 
 
 def bind(
-    cls: str, cap: str, objects: list[str], operations: list[str], named: list[str], catalogue: Catalogue
+    cls: str,
+    cap: str,
+    objects: list[str],
+    operations: list[str],
+    named: list[str],
+    catalogue: Catalogue,
+    said: frozenset[str] = frozenset(),
 ) -> Binding:
-    """The concrete tools a grant covers: those that fit it, on the server named or the only one."""
+    """The concrete tools a grant covers: those that fit it, on the server named or the only one.
+    `said`: the owner's request verbs in the grant's quote."""
     if (cls, cap) not in BIND_CAPS or not catalogue:
         return Binding(None, "")
-    fitting = [t for t in catalogue.tools if fits(cls, objects, operations, t)]
+    fitting = [t for t in catalogue.tools if fits(cls, objects, operations, t, said)]
     if not fitting:
         return Binding(None, "no tool of the session fits it")
     servers = sorted({t.server for t in fitting})
@@ -259,7 +282,7 @@ def bind(
     # covers ("cancel" binds cancel_event, not update_event, where the server has both).
     picked: set[str] = set()
     for op in operations or [""]:
-        mine = [t for t in on if not op or fits(cls, objects, [op], t)]
+        mine = [t for t in on if not op or fits(cls, objects, [op], t, said)]
         exact = [t for t in mine if op and profile(t.words).kinds.get(cls, frozenset()) <= {op}]
         picked |= {t.name for t in exact or mine}
     tools = [t.name for t in on if t.name in picked]

@@ -50,6 +50,8 @@ _NEEDS: dict[str, tuple[str, str]] = {
 _PEOPLE_CLASSES = frozenset({"COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL", "PERMISSION_CHANGE"})
 _ACCESS_LEVELS = ("read", "comment", "write")
 _TARGETS = ("recipients", "domains", "paths", "commands", "packages", "tools")
+# Deletes of what a directory holds, not of the directory ("empty the build directory").
+_CONTENTS_VERBS = frozenset({"empty"})
 # Capabilities whose verbs are generic ("run", "make", "save"): the quote must also name the
 # thing (the tests, the linter, a branch, memory) unless the verb alone says it ("test", "chmod").
 _REQUIRED: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -326,6 +328,11 @@ def _check_targets(
             _drop(h, g, "not a whole token of the quoted request", message, f"path {p}")
         elif cpath not in keep:
             keep.append(cpath)
+    if g.class_ == "DELETE" and any(c.lemma in _CONTENTS_VERBS for c in clauses):
+        # "empty the build directory": what is inside it goes, never the directory itself. A
+        # bound ending in "/" covers only what is below it (lib/paths.under: canonical call
+        # paths never end in "/"), so `rm -rf build` and `rmdir build` ask.
+        keep = [p.rstrip("/") + "/" for p in keep]
     out.paths = keep
 
     keep = []
@@ -477,7 +484,8 @@ def _bind(g: DraftGrant, clauses: list[rules._Clause], catalogue: cat.Catalogue)
     words = [t.norm.split(".")[0] for c in clauses for t in c.clause.tokens if not t.literal]
     words += [m.group(1) for tool in g.tools if (m := _TOOL_GLOB.match(tool))]
     named = cat.named_servers(words, catalogue)
-    return cat.bind(g.class_, g.capability, g.objects, g.operations, named, catalogue)
+    said = frozenset(c.lemma for c in clauses)
+    return cat.bind(g.class_, g.capability, g.objects, g.operations, named, catalogue, said)
 
 
 def harden_grant(

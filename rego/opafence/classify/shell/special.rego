@@ -106,7 +106,7 @@ find_exec_deletes := {"rm", "unlink", "shred", "rmdir"}
 
 find_exec_perms := {"chmod", "chown", "chgrp", "setfacl"}
 
-find_actions(cmd) := ({act("DELETE", {"paths": find_roots(cmd), "argv": cmd.argv}) |
+find_actions(cmd) := ({act("DELETE", {"paths": _find_deleted(cmd), "argv": cmd.argv}) |
 	"-delete" in cmd.argv
 } | {act("LOCAL_WRITE", {"open": true, "argv": cmd.argv}) |
 	some t in cmd.argv
@@ -134,7 +134,7 @@ exec_name(sub) := n if {
 
 find_exec_action(cmd, sub) := {act("READ", {"paths": find_roots(cmd)})} if {
 	exec_name(sub) in find_exec_reads
-} else := {act("DELETE", {"paths": find_roots(cmd), "argv": sub})} if {
+} else := {act("DELETE", {"paths": _find_deleted(cmd), "argv": sub})} if {
 	exec_name(sub) in find_exec_deletes
 } else := {act("PERMISSION_CHANGE", {"paths": find_roots(cmd), "argv": sub, "caps": {exec_name(sub)}})} if {
 	exec_name(sub) in find_exec_perms
