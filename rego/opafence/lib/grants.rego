@@ -297,17 +297,7 @@ operations_ok(g, a, _) if {
 	count(g.operations) > 0
 	count(a.argv) > 1
 	a.argv[0] == "git"
-	git_subcommand(a.argv) in {o | some o in g.operations}
-}
-
-# The first word after git's own options (-C DIR, -c NAME=VALUE take a value).
-git_subcommand(argv) := argv[i] if {
-	i := min({j |
-		some j, w in argv
-		j > 0
-		not startswith(w, "-")
-		not argv[j - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
-	})
+	named.git_subcommand(a.argv) in {o | some o in g.operations}
 }
 
 operations_ok(g, a, ctx) if {

@@ -153,3 +153,31 @@ test_git if {
 test_git_bounds_only_commit_grants if {
 	named.git_ok(grant({"capability": "run_tests"}), {"argv": ["git", "merge", "main"]})
 }
+
+# The one git-subcommand parser (lib/grants' commit operations use it too): git's own options
+# that take a value skip it; another program has none.
+_git_subcommand_cases := [
+	{"argv": ["git", "revert", "c0ffee1"], "want": "revert"},
+	{"argv": ["/usr/bin/git", "merge", "main"], "want": "merge"},
+	{"argv": ["git", "-C", "repo", "revert", "x"], "want": "revert"},
+	{"argv": ["git", "-c", "user.name=x", "commit", "--amend"], "want": "commit"},
+	{"argv": ["git", "--git-dir", "/r/.git", "--work-tree", "/r", "reset", "--hard"], "want": "reset"},
+	{"argv": ["git", "--no-pager", "log"], "want": "log"},
+	{"argv": ["git", "--config-env", "core.editor=ED", "rebase", "-i"], "want": "rebase"},
+	{"argv": ["hg", "revert"], "want": null},
+	{"argv": ["git"], "want": null},
+]
+
+test_git_subcommand_table if {
+	bad := [{"argv": row.argv, "got": got, "want": row.want} |
+		some row in _git_subcommand_cases
+		got := _sub_or_null(row.argv)
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+_sub_or_null(argv) := s if {
+	s := named.git_subcommand(argv)
+} else := null
