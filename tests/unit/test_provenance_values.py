@@ -37,6 +37,8 @@ def found(text: Any) -> set[tuple[str, str]]:
         ("ops{at}evil{.}example", ("email", "ops@evil.example")),
         ("ops (at) evil dot example", ("email", "ops@evil.example")),
         ("ops at evil [dot] example", ("email", "ops@evil.example")),
+        ("write to ops at evil.example today", ("email", "ops@evil.example")),
+        ("caf\u00e9: ops at evil.example", ("email", "ops@evil.example")),
         ("caf\u00e9: ops (at) evil dot example", ("email", "ops@evil.example")),  # not ASCII
         ("caf\u00e9: ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
         ("ops\uff20evil.example", ("email", "ops@evil.example")),  # fullwidth @
