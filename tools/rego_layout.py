@@ -98,9 +98,9 @@ class Package:
     rules: dict[str, str] = field(default_factory=dict)  # rule name -> the file defining it
 
 
-def packages() -> dict[str, Package]:
+def packages(tests: bool = False) -> dict[str, Package]:
     out: dict[str, Package] = {}
-    for path in rego_files():
+    for path in rego_files(tests):
         tree = parsed(path)
         pkg = out.setdefault(package_of(tree), Package(package_of(tree)))
         pkg.files.add(path.relative_to(REGO).as_posix())
@@ -183,6 +183,73 @@ def private_unprefixed() -> dict[str, list[str]]:
     return found
 
 
+def documents() -> dict[str, set[str]]:
+    """What each package path holds: its rules, and the top-level keys of the data files in its
+    folder (data.json / data.yaml beside the Rego become data.<folder path>)."""
+    import yaml
+
+    out: dict[str, set[str]] = {name: set(pkg.rules) for name, pkg in packages(tests=True).items()}
+    for path in sorted((REGO / "opafence").rglob("data.*")):
+        if path.suffix not in (".json", ".yaml", ".yml"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        name = ".".join(path.parent.relative_to(REGO).parts)
+        out.setdefault(name, set()).update(doc if isinstance(doc, dict) else {})
+    return out
+
+
+def dangling_refs(extra: list[Path] | None = None) -> list[str]:
+    """References into data.opafence that name nothing: no rule, data key or package there.
+    OPA accepts them (data may come at run time), so a renamed or removed rule that another
+    package still names is undefined there without a word from `opa check`."""
+    docs = documents()
+    names = {tuple(n.split(".")) for n in docs}
+    out = []
+    files = [*rego_files(tests=True), *sorted((ROOT / "bundles").rglob("*.rego")), *(extra or [])]
+    for path in files:
+        tree = parsed(path)
+        injected = {tuple(r) for r in absolute_refs({**tree, "rules": list(_with_targets(tree))})}
+        for ref in absolute_refs(tree):
+            if not ref or ref[0] != "opafence" or tuple(ref) in injected:
+                continue
+            segs: list[str] = []
+            for seg in ref:
+                if seg is None:
+                    break
+                segs.append(seg)
+            # The longest package the reference goes through, and what it names past it.
+            held = [n for n in names if tuple(segs[: len(n)]) == n]
+            if not held:
+                if not any(n[: len(segs)] == tuple(segs) for n in names):
+                    out.append(f"{_shown(path)}: data.{'.'.join(segs)}")
+                continue
+            pkg = max(held, key=len)
+            if len(segs) == len(pkg):
+                continue
+            # Past it: one of its rules or data keys, or a namespace that packages below it share.
+            namespace = any(n[: len(segs)] == tuple(segs) for n in names)
+            if segs[len(pkg)] not in docs[".".join(pkg)] and not namespace:
+                out.append(f"{_shown(path)}: data.{'.'.join(segs)}")
+    return sorted(set(out))
+
+
+def _with_targets(node: Any) -> Iterator[dict[str, Any]]:
+    """The targets of `with` (a test may put a document where there is none)."""
+    if isinstance(node, dict):
+        for w in node.get("with") or []:
+            yield w["target"]
+        for v in node.values():
+            yield from _with_targets(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _with_targets(v)
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+
+
 def long_files() -> dict[str, int]:
     out = {}
     for path in rego_files():
@@ -221,6 +288,7 @@ if __name__ == "__main__":
     anns = package_annotations()
     print("packages without METADATA:", sorted(p for p in packages() if not described(anns.get(p, []))))
     print("files over", MAX_LINES, "lines:", long_files())
+    print("references that name nothing:", dangling_refs())
     for pkg, names in private_unprefixed().items():
         total = len(packages()[pkg].rules)
         print(f"{pkg}: {len(names)} of {total} rules used only inside it: {', '.join(names)}")

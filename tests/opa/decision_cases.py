@@ -35,7 +35,13 @@ Case = dict[str, Any]
 
 
 def opa_binary() -> str:
-    return os.environ.get("OPAFENCE_OPA_BIN") or "opa"
+    """$OPAFENCE_OPA_BIN (make exports it), else the one `make setup` resolved, else PATH's."""
+    if env := os.environ.get("OPAFENCE_OPA_BIN"):
+        return env
+    stamp = Path(__file__).resolve().parents[2] / ".tools" / "opa-path"
+    if stamp.is_file() and (resolved := stamp.read_text(encoding="utf-8").strip()):
+        return resolved
+    return "opa"
 
 
 # --- the corpora ----------------------------------------------------------------------------------

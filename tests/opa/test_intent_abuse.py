@@ -183,6 +183,11 @@ CONTROLS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("revert-named", "back out commit c0ffee1 with git revert", _term("git revert --no-edit c0ffee1")),
     (
+        "ssh-remote-read",
+        "SSH into build-01 and check its uptime. Just look, don't change anything on it.",
+        _term("ssh build-01 uptime"),
+    ),
+    (
         "prohibit-read-in-repo",
         "Only look at files in this repo and explain the auth flow",
         {"tool": "read_file", "args": {"path": f"{W}/src/auth.py"}},

@@ -84,13 +84,6 @@ def _rate_report(outs: list[CallOutcome]) -> str:
     return "; ".join(rows) + "\n" + "\n".join(missed)
 
 
-# The 134 sessions of the corpus work of issue 14 (ids n-* and nh-*; new domains data, devops and
-# files) came after the compiler reached 97 % on the earlier lines: with them the corpus is at
-# 93.5 % (839/897). Strict: the mark goes once it passes.
-@pytest.mark.xfail(
-    reason="issue 14: 93.5 % of allow-labelled calls are allowed with the new sessions, not yet 97 %",
-    strict=True,
-)
 def test_allow_labelled_calls_are_allowed(outcomes: list[CallOutcome]) -> None:
     assert tally(outcomes).allow_rate >= ALLOW_MIN, _rate_report(outcomes)
 

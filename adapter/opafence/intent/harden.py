@@ -585,9 +585,13 @@ def harden_grant(
         out.workspace = False
     elif cap == "commit":
         out.workspace = True
+    # A draft's tools that all failed ("mcp__gmail__*" when the owner named no Gmail) are bound
+    # again from the owner's words and the session's tools, as the rules compiler's are; without
+    # the session's tools, or when that binding finds none, the grant goes.
+    rebind = bool(g.tools) and not out.tools and bool(ins.catalogue)
     for attr in _TARGETS:
         # Named targets that all failed never widen into "no bound" (or into the workspace).
-        if getattr(g, attr) and not getattr(out, attr):
+        if getattr(g, attr) and not getattr(out, attr) and not (attr == "tools" and rebind):
             _drop(h, out, f"none of its {attr} passed the checks", message)
             return None
     need = _NEEDS.get(cap)
@@ -661,6 +665,9 @@ def harden_grant(
             # tool that appears later, which a grant never does.
             _drop(h, out, f"{bound.note} (the session's tools are known)", message)
             return None
+    if rebind and not out.tools:
+        _drop(h, out, "none of its tools passed the checks", message)
+        return None
     if cap == "publish" and not (out.domains or out.tools):
         _drop(h, out, "an external write needs a domain or a named service to bound it", message)
         return None

@@ -30,7 +30,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     ("COMMUNICATION", "send"): frozenset(
         words(
             "send email e-mail mail message reply respond forward fwd share notify text sms dm ping drop "
-            "tell contact cc bcc copy write post invite answer resend senden sende schick schicke schicken "
+            "tell contact cc bcc copy write post invite answer resend repost crosspost cross-post welcome "
+            "greet senden sende schick schicke schicken "
             "verschicke mailen maile antworte envoyer envoie envoyez envoies réponds répondre transfère "
             "enviar envía envia envíes envies envíe manda mandar mandes responde reenvía inviare invia "
             "manda rispondi inoltra"
@@ -42,7 +43,8 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
             "append save write draft compose generate export make clean improve convert replace insert "
             "remove delete format download document restructure reorganize reorganise optimize optimise "
             "tweak adjust correct extend port migrate bump rework tidy simplify split merge copy duplicate "
-            "package compress zip tar bundle regenerate back backup "
+            "package compress zip tar bundle regenerate back backup collect gather dump record consolidate "
+            "apply "
             "clone ändere ändern speichere speichern korrigiere repariere erstelle schreibe corrige corriger "
             "modifie modifier enregistre sauvegarde crée écris arregla arreglar corrige modifica "
             "modificar guarda guardar crea escribe correggi modifica salva crea scrivi"
@@ -122,7 +124,7 @@ CAPABILITY_VERBS: dict[tuple[str, str], frozenset[str]] = {
     # the owner's own prompt: both bounded by the quote's words (grants.rego words_ok).
     ("MEMORY_WRITE", "skill"): frozenset(words("create make write add save turn build set")),
     ("EXECUTION", "schedule"): frozenset(
-        words("remind schedule set create add make ping notify message pause resume")
+        words("remind schedule set create add make ping notify message pause resume wake")
     ),
     # The browser on the page the owner named (domains), and reading its title in the console.
     ("EXTERNAL_WRITE", "browse"): frozenset(
@@ -372,7 +374,7 @@ BROWSE_WORDS = frozenset(
         "result results input"
     )
 )
-SCHEDULE_VERBS = frozenset(words("remind schedule"))
+SCHEDULE_VERBS = frozenset(words("remind schedule wake"))
 SCHEDULE_WORDS = frozenset(
     words(
         "reminder reminders timer alarm cron cronjob job jobs every daily weekly hourly monthly tomorrow "

@@ -38,7 +38,7 @@ Answer with ONE JSON object and nothing else:
              "evidence": "<verbatim quote of the request clause>",
              "recipients": [], "domains": [], "paths": [], "commands": [], "packages": [],
              "tools": [], "objects": [], "workspace": false, "max_calls": null}],
- "prohibitions": [{"classes": ["<CLASS or *>"], "egress": false, "keywords": [],
+ "prohibitions": [{"classes": ["<CLASS or *>"], "egress": false, "mentions": false, "keywords": [],
                    "evidence": "<verbatim quote>"}],
  "bounds": {"domains": [], "recipients": [], "paths": [], "write_paths": []}}
 
@@ -62,8 +62,9 @@ objects: what an external write, payment or email deletion acts on, in these wor
 Rules: evidence is copied character for character from the request. Recipients, domains,
 paths, commands and packages are copied exactly as written; never invent them. "Don't ...",
 "never ...", "no ...", "read only", "nothing leaves this machine" are prohibitions
-("egress": true for the last). "Only use X" / "only to X" are bounds; "only touch/edit X",
-"don't edit anything outside X" are write_paths.
+("egress": true for the last; "mentions": true with no classes for "don't @-mention anyone").
+"Only use X" / "only to X" are bounds; "only touch/edit X", "don't edit anything outside X"
+are write_paths.
 """
 
 REPAIR_PROMPT = (

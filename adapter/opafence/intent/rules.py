@@ -312,13 +312,30 @@ def _recipients(c: _Clause) -> list[str]:
         and not senders
         and c.lemma in _IN_PLACE
         and c.before
-        and (any(t.norm == "there" for t in c.obj) or refers_back(c))
+        and (
+            any(t.norm == "there" for t in c.obj)
+            or refers_back(c)
+            # "post it in #deploys and add a :lock: reaction to it", "... and put a wave reaction on
+            # her intro post": a reaction goes where the clause before posted
+            or (bool(c.words & _REACTION_WORDS) and bool(c.toks) and c.toks[0].norm in ("and", "then"))
+            or (bool(c.words & _REACTION_WORDS) and any(t.norm in _POINTERS for t in c.obj))
+        )
     ):
         # "post the link in #oncall and pin it there": the channel of the clause before
         senders = [t.norm for t in c.before if not t.literal and tx.CHANNEL.match(t.norm)]
+    if c.lemma in _REPOSTS:
+        # "repost what Lukas wrote in #infra into #backend": where it goes, not where it came from
+        into = [
+            t.norm
+            for k, t in enumerate(c.toks)
+            if k > c.i and t.norm in out and c.toks[k - 1].norm in ("into", "to", "onto")
+        ]
+        out = into or out
     return out or senders
 
 
+_REPOSTS = frozenset(words("repost crosspost cross-post"))
+_REACTION_WORDS = frozenset(words("reaction reactions emoji emojis thumbs thumbs-up thumbsup"))
 _IN_PLACE = frozenset(words("pin unpin react post put leave drop add"))
 _UPDATES_WITH_VALUES = frozenset(words("update change set switch edit modify"))
 
@@ -1071,7 +1088,12 @@ def _family(c: _Clause) -> list[DraftGrant] | None:
         return [_grant(c, "EXTERNAL_WRITE", "browse", domains=_domains(c.toks))]
     if "skill" in ws and lem in lx.CAPABILITY_VERBS[("MEMORY_WRITE", "skill")]:
         return [_grant(c, "MEMORY_WRITE", "skill")]
-    if lem == "remind" or (lem == "schedule" and not ws & _CALENDAR_WORDS):
+    if (
+        lem == "remind"
+        or (lem == "schedule" and not ws & _CALENDAR_WORDS)
+        or (lem == "wake" and c.obj and c.obj[0].norm == "me")
+    ):
+        # "wake me at 6:45 with a message saying ...": a reminder to the owner
         return [_grant(c, "EXECUTION", "schedule")]
     if lem in lx.CAPABILITY_VERBS[("EXECUTION", "schedule")] and (
         (ws if lem in ("pause", "resume") and not ws & {"called", "named"} else cw)
@@ -1341,6 +1363,8 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         "submit",
     ) and (
         _services(c)
+        # "add 'renew passport' to my Todoist": a server of the session's tools named
+        or (bool(c.services) and any(t.norm.split(".")[0] in c.services for t in obj if not t.literal))
         or (
             words & lx.EXTERNAL_OBJECTS
             and (lem != "open" or words & _OPEN_OBJECTS)
@@ -1443,7 +1467,35 @@ def grants_for(c: _Clause) -> list[DraftGrant] | str:
         return "'make' without a file or code object"
     if lem in lx.EDIT_VERBS:
         return _edit(c)
+    into = _written_into(c)
+    if into:
+        return [_grant(c, "LOCAL_WRITE", "edit", paths=into)]
     return "reads need no grant"
+
+
+# Verbs that put what they find somewhere when the words say where: "collect them in TODO.md",
+# "apply the renames it lists to src/app.py". Only a file (a name with an extension) after the
+# preposition is written; "collect the logs in /var/log" reads.
+_WRITES_INTO: dict[str, frozenset[str]] = {
+    "collect": frozenset(words("in into to")),
+    "gather": frozenset(words("in into to")),
+    "dump": frozenset(words("in into to")),
+    "record": frozenset(words("in into to")),
+    "consolidate": frozenset(words("in into to")),
+    "apply": frozenset(words("to")),
+}
+
+
+def _written_into(c: _Clause) -> list[str]:
+    preps = _WRITES_INTO.get(c.lemma)
+    if not preps:
+        return []
+    norms = [t.norm for t in c.obj]
+    at = next((k for k, w in enumerate(norms) if w in preps), None)
+    if at is None:
+        return []
+    found = _paths(c.obj[at + 1 : at + 4])
+    return [p for p in found if re.search(r"\.[A-Za-z0-9]{1,8}$", p)]
 
 
 # Verbs that change files: an "only ..." with one of them bounds where writes go, not what may

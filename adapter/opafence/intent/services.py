@@ -140,9 +140,15 @@ def reading(c: _Clause) -> Reading | None:
     # "comment on issue 77, then close it", "if ENG-502 is unassigned, assign it to @noor": what
     # the object points back to, or what the condition names
     around = {t.norm for t in c.condition if not t.literal}
-    if rules.refers_back(c):
+    if rules.refers_back(c) or (c.toks and c.toks[0].norm in ("and", "then") and c.i > 0):
+        # "... PR 1204 in acme/web and leave a review": what the joined clause before names
         around |= {t.norm for t in c.before if not t.literal}
-    issue = bool((ws | around) & ISSUE_WORDS) or _issue_ref(c) or any(_ISSUE_KEY.match(w) for w in around)
+    issue = (
+        bool((ws | around) & ISSUE_WORDS)
+        or _issue_ref(c)
+        or any(_ISSUE_KEY.match(w) for w in around)
+        or bool(_ISSUE_NUMBER.search(" ".join(sorted(around))))
+    )
     files = [p for p in rules._paths(obj) if not (issue and _REPO.match(p) and "." not in p.split("/")[-1])]
     if files and not named:
         return None  # a file: the file rules decide ("acme/web" beside an issue is a repository)
@@ -209,7 +215,8 @@ def reading(c: _Clause) -> Reading | None:
     if lem == "comment" and (issue or named) and c.services:
         return Reading("publish", ["create"], ["comment", "note"])  # a note is GitLab's comment
     if lem == "approve" and issue:
-        return Reading("publish", ["create"], ["review"])
+        # "approve": the review approves (lib/grants approval_ok), which no other review grant covers
+        return Reading("publish", ["create", "approve"], ["review"])
     if lem == "reopen" and issue:
         return Reading("publish", ["reopen"], ["issue", "pull_request"])
     if lem == "merge" and issue:
@@ -220,8 +227,31 @@ def reading(c: _Clause) -> Reading | None:
         and (issue or named)
     ):
         return Reading("publish", ["create"], ["comment", "review"] if "review" in ws else ["comment"])
+    if (
+        lem in ("leave", "add", "post", "write", "drop")
+        and any(
+            t.norm in ("comment", "review")
+            and k > 0
+            and obj[k - 1].norm in ("a", "an", "the", "my", "as", "this")
+            for k, t in enumerate(obj)
+        )
+        and (issue or named)
+        and not ws & _REACTIONS
+    ):
+        # "leave it as a comment on the PR", "leave a review requesting changes"
+        return Reading("publish", ["create"], ["comment", "review"] if "review" in ws else ["comment"])
     if lem == "request" and ws & {"review", "reviews", "reviewer", "reviewers"}:
         return Reading("publish", ["request"], ["review"])
+    if lem == "ask" and recipients and issue and ws & {"review", "reviews"}:
+        # "ask @wen and @dmitri to review PR 933": a review request to the people named
+        return Reading("publish", ["request"], ["review"])
+    if lem == "add" and ws & {"label", "labels", "tag", "tags"} and issue:
+        # "add the label needs-triage" to an issue: an update of the issue
+        return Reading(
+            "publish",
+            ["update"],
+            [o for o in objects if o in ("issue", "pull_request")] or ["issue", "pull_request"],
+        )
     if lem in ("open", "create", "file", "make", "submit") and "pull_request" in objects:
         return Reading("publish", ["create"], None)
     if lem in _ISSUE_UPDATE and issue:

@@ -32,47 +32,9 @@ decision := {
 	"grants": a.grants,
 	"ingests": [],
 } if {
-	candidate
-	quiet
+	_decidable # the gate, then the conditions (gate.rego)
 	a := answer
 }
-
-# --- a call the fast tier might answer --------------------------------------------------------
-
-# A few lookups that every answer implies (read_call, shell_read, write_grants below): a call
-# that fails them cannot be answered, so most calls the fast tier does not decide cost it these
-# lookups rather than all of its conditions. Each is guarded by type checks, so that it raises no
-# builtin error on an input the conditions after it would have refused.
-candidate if data.opafence.fast.tables.read_tools[input.call.tool]
-
-# A shell program of commands that plain_read can accept, by name.
-candidate if {
-	input.call.tool == "terminal"
-	commands := input.facts.shell.commands
-	is_array(commands)
-	count(commands) > 0
-	every c in commands {
-		read_command_name(c.name)
-	}
-}
-
-# A write of paths that one plain grant's paths (or the workspace) hold.
-candidate if {
-	data.opafence.fast.tables.write_tools[input.call.tool]
-	some g in grants
-	plain_grant(g)
-	every w in object.get(input.host, "workspace", []) {
-		is_string(w)
-	}
-	every p in input.facts.paths {
-		is_string(p.path)
-		granted_path(g, p.path)
-	}
-}
-
-read_command_name(name) if data.opafence.fast.tables.read_commands[name]
-
-read_command_name("git")
 
 # --- when the fast tier may answer at all ---------------------------------------------------
 

@@ -252,7 +252,7 @@ test_every_answer_passes_the_gate if {
 	] {
 		[inp, tasks] := row
 		answers(inp, tasks, config)
-		fast.candidate with input as inp with data.tasks as tasks with data.config as config
+		fast._candidate with input as inp with data.tasks as tasks with data.config as config
 	}
 }
 
@@ -272,7 +272,7 @@ test_the_gate_stops_calls_no_answer_could_take if {
 		[object.union(read("/srv/app/a.py"), {"call": {"tool": "web_search", "args": {"query": "x"}, "id": "c"}}), {"t1": edit_task}],
 	] {
 		[inp, tasks] := row
-		not fast.candidate with input as inp with data.tasks as tasks with data.config as config
+		not fast._candidate with input as inp with data.tasks as tasks with data.config as config
 		declines(inp, tasks, config)
 	}
 }

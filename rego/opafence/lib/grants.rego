@@ -51,6 +51,7 @@ covers(g, a, ctx) if {
 	days_ok(g, ctx)
 	refs_ok(g, ctx)
 	operate_ok(g, a)
+	approval_ok(g, ctx)
 	named.repos_ok(g, ctx)
 	named.states_ok(g, a, ctx)
 	named.cells_ok(g, ctx)
@@ -203,7 +204,17 @@ has_literal(g, a) if {
 # The call's simple commands that are this action's command.
 runs_of(a, ctx) := [c | some c in object.get(ctx, "commands", []); c.argv == a.argv]
 
-bare(c) if place(c) == {"operand_paths": object.get(c, "operand_paths", []), "redirects": [], "env": {}, "wrappers": [], "pipe_from": ""}
+bare(c) if place(c) == {"operand_paths": object.get(c, "operand_paths", []), "redirects": output_redirects(c), "env": {}, "wrappers": [], "pipe_from": ""}
+
+# "Run bench/run.py and save its output to bench-results.txt": where its output goes is a write of
+# its own (a redirection action the grants judge like any write); the command is still the same.
+# Standard input, descriptors and unknown targets are not.
+output_redirects(c) := [r |
+	some r in object.get(c, "redirects", [])
+	r.mode in {"write", "append"}
+	r.fd in {1, 2}
+	object.get(r, "path", "") != ""
+]
 
 # An install grant names its packages; one without names covers only installing the project's
 # own dependencies (npm ci, pip install with no names).
@@ -726,4 +737,29 @@ operate_set_ok(granted, got) if {
 	every x in got {
 		x in allowed
 	}
+}
+
+# --- an approval is not a review ---------------------------------------------------------------------
+
+# Arguments of a review tool that say what the review does (GitHub's event, GitLab's action).
+review_event_keys := {"event", "review_event", "action", "state", "verdict"}
+
+# METADATA
+# title: approval_ok
+# description: |
+#   "Leave a review requesting changes" does not approve: an MCP call whose review argument
+#   approves (event APPROVE) is covered only by a grant whose words asked to approve.
+approval_ok(_, ctx) if not approves(ctx)
+
+approval_ok(g, ctx) if {
+	approves(ctx)
+	"approve" in g.operations
+}
+
+approves(ctx) if {
+	mcp_tool(ctx)
+	some k, v in object.get(ctx, "args", {})
+	lower(k) in review_event_keys
+	is_string(v)
+	upper(trim_space(v)) in {"APPROVE", "APPROVED"}
 }

@@ -201,14 +201,6 @@ hits contains {"p": p, "what": "sending data off this machine"} if {
 	classify.egress
 }
 
-# "Don't @-mention anyone" binds every call whose text mentions someone (facts.mentions), a
-# granted post included: the mention is what notifies people.
-hits contains {"p": p, "what": "mentioning people"} if {
-	some p in policy.prohibitions
-	object.get(p, "mentions", false) == true
-	count(object.get(input.facts, "mentions", [])) > 0
-}
-
 # "Don't run any commands" binds every call that runs one, a read-only one (ls, git status) or
 # one inside code included, and a delegation (a subagent runs what it likes).
 hits contains {"p": p, "what": "running a command"} if {

@@ -157,6 +157,8 @@ command_actions(cmd) := redirect_actions(cmd) if {
 	plain_read(cmd)
 } else := {act("READ", {"argv": cmd.argv})} | surroundings(cmd) if {
 	version_query(cmd)
+} else := {act("READ", {"domains": remote_hosts(cmd), "argv": cmd.argv, "egress": true})} if {
+	remote_read(cmd)
 } else := {simple_action(cmd, c) | some c in spec(cmd).classes} | surroundings(cmd) if {
 	simple(cmd)
 } else := ((base_actions(cmd) | flag_actions(cmd)) | special_actions(cmd)) | surroundings(cmd)
@@ -633,4 +635,47 @@ selfmod_env(name) if {
 env_actions(cmd) := {act("SELF_MODIFICATION", {"argv": cmd.argv, "why": name}) |
 	some name, _ in object.get(cmd, "env", {})
 	selfmod_env(name)
+}
+
+# --- a one-off remote read ------------------------------------------------------------------------
+
+# METADATA
+# title: remote_read
+# description: |
+#   `ssh build-01 uptime`: ssh with no option that forwards, proxies or runs anything else, the
+#   only ssh of the call, carrying commands that all only read (quick_read): a read on that host.
+remote_read(cmd) if {
+	cmd.meta.nname == "ssh"
+	plain(cmd)
+	every f in ssh_own_options(cmd.argv) {
+		data.opafence.classify.shell.ssh_read_flags[f]
+	}
+	count([c | some c in input.facts.shell.commands; c.name == "ssh"]) == 1
+	carried := [c | some c in input.facts.shell.commands; c.context == "remote"]
+	count(carried) > 0
+	every c in carried {
+		quick_read(enrich(c))
+	}
+}
+
+# ssh's own options: the words before the host (the carried command's options come after it).
+ssh_own_options(argv) := {w |
+	some i, w in argv
+	i > 0
+	i < ssh_host_index(argv)
+	startswith(w, "-")
+	not ssh_option_value(argv, i)
+}
+
+ssh_host_index(argv) := min({i |
+	some i, w in argv
+	i > 0
+	not startswith(w, "-")
+	not ssh_option_value(argv, i)
+})
+
+# The value of an option that takes one (-p 2222, -i key, -o X=Y): not the host.
+ssh_option_value(argv, i) if {
+	i > 1
+	data.opafence.classify.shell.ssh_value_options[argv[i - 1]]
 }

@@ -497,3 +497,41 @@ test_no_cwd_means_no_relative_targets if {
 	inp := object.union(row_input({"argv": ["find", "-delete"]}), {"host": {"cwd": null}})
 	classify.targets.DELETE.paths == [""] with input as json.patch(inp, [{"op": "remove", "path": "/host/cwd"}])
 }
+
+# `ssh HOST CMD` carrying only reads is a read on that host; an option that forwards, proxies or
+# reads another configuration, or a carried command that writes, keeps it a remote execution.
+remote_read_cases := [
+	{"ssh": ["ssh", "build-01", "uptime"], "carried": [["uptime"]], "want": {"READ"}},
+	{"ssh": ["ssh", "-q", "build-01", "df", "-h"], "carried": [["df", "-h"]], "want": {"READ"}},
+	{"ssh": ["ssh", "-p", "2222", "build-01", "uptime"], "carried": [["uptime"]], "want": {"READ"}},
+	{"ssh": ["ssh", "-R", "9000:localhost:22", "build-01", "uptime"], "carried": [["uptime"]], "want": {"EXECUTION", "EXTERNAL_WRITE", "READ"}},
+	{"ssh": ["ssh", "-o", "ProxyCommand=nc x 22", "build-01", "uptime"], "carried": [["uptime"]], "want": {"EXECUTION", "EXTERNAL_WRITE", "READ"}},
+	{"ssh": ["ssh", "build-01", "rm", "-rf", "/tmp/x"], "carried": [["rm", "-rf", "/tmp/x"]], "want": {"EXECUTION", "EXTERNAL_WRITE", "DELETE"}},
+]
+
+test_remote_read if {
+	bad := [{"argv": row.ssh, "got": got} |
+		some row in remote_read_cases
+		carried := [cmdx(argv, {"context": "remote", "depth": 1}) | some argv in row.carried]
+		got := classify.classes with input as shell_input(array.concat([command(row.ssh)], carried))
+		got != row.want
+	]
+	report(bad)
+	count(bad) == 0
+}
+
+# zip writes its first operand (the archive); an option whose value could come first leaves the
+# write open.
+test_zip_writes_the_archive if {
+	acts := [a |
+		some a in data.opafence.classify.shell.actions with input as shell_input([command(["zip", "-r", "out.zip", "docs"])])
+		a.class == "LOCAL_WRITE"
+	]
+	count(acts) == 1
+	acts[0].paths == {"/ws/out.zip"}
+	opened := [a |
+		some a in data.opafence.classify.shell.actions with input as shell_input([command(["zip", "-b", "docs", "x.zip", "docs"])])
+		a.open == true
+	]
+	count(opened) > 0
+}
