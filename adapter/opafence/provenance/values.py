@@ -281,9 +281,10 @@ _OBF_HINTS = (
 )
 _DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
 # A spelled "at" before a domain written with plain dots ("ops at evil.example": _MIXED reads
-# it; no bracket or spelled "dot" hints it): "at", whitespace, a label and its dot.
-_AT_WORD_STR = re.compile(r"at\s{1,3}[a-z0-9-]{1,63}\.")
-_AT_WORD_ANY = re.compile(r"(?i)at\s{1,3}[a-z0-9-]{1,63}\.")  # the same in any case
+# it; no bracket or spelled "dot" hints it): "at", whitespace, a label, its dot and the next
+# label's first letter (not "at home." at a sentence's end: prose is full of those).
+_AT_WORD_STR = re.compile(r"at\s{1,3}[a-z0-9-]{1,63}\.[a-z0-9-]")
+_AT_WORD_ANY = re.compile(r"(?i)at\s{1,3}[a-z0-9-]{1,63}\.[a-z0-9-]")  # the same in any case
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
@@ -299,7 +300,7 @@ _WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 # "dot" and the whitespace after it; the whitespace before it is checked per hit (a literal
 # that starts with a space costs the search a step at every word).
 _DOT_WORD = re.compile(rb"dot" + _WS)
-_AT_WORD = re.compile(rb"at" + _WS + rb"{1,3}[a-z0-]{1,63}\.")  # _AT_WORD_STR in fold
+_AT_WORD = re.compile(rb"at" + _WS + rb"{1,3}[a-z0-]{1,63}\.[a-z0-]")  # _AT_WORD_STR in fold
 # How far an address can reach before and after one of its hints' starts. Before: the byte
 # before a 64-byte local part, its `@` or spelled/bracketed "at" (up to 9 with spaces), a
 # 63-byte label and the spaces and bracket before "dot" (7): 160 is more. After: "at"/"dot",
