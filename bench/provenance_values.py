@@ -333,7 +333,19 @@ BIG: tuple[tuple[str, Callable[[], str]], ...] = (
     ("dense page, 1 MB (a value every 60 B)", lambda: page(1024)),
     ("link farm, 1 MB (HTML, a link every 150 B)", lambda: html(1024)),
     ("inbox search, 1.1 MB (JSON, cut to text)", lambda: inbox(1600)),
+    ("API listing in MCP text, 1 MB (JSON in JSON)", lambda: mcp_text(records(880))),
+    ("API listing in HTTP in MCP, 1 MB (3 levels)", lambda: mcp_text(http_body(records(690)))),
 )
+
+
+def mcp_text(text: str) -> str:
+    """A result as an MCP server returns it: `text` (itself JSON) as the text content."""
+    return json.dumps({"content": [{"type": "text", "text": text}], "isError": False})
+
+
+def http_body(text: str) -> str:
+    """An HTTP tool's answer holding `text` as its body."""
+    return json.dumps({"status": 200, "headers": {"content-type": "application/json"}, "body": text})
 
 
 def run(sides: dict[str, tuple[Any, Any]], a: argparse.Namespace) -> dict[str, Any]:

@@ -91,7 +91,10 @@ class Scanner:
             yield from self._paths(b, once)
         if b"`" in b or b"$ " in b or b"> " in b or b"# " in b:
             yield from self._commands(b, once)
-        if b"install " in b or b"add " in b or b"get " in b or b"require " in b or b" i " in b:
+        # The verbs in any case (as _installs reads them): "PIP INSTALL x" names a package as
+        # "pip install x" does (the gate once tested the text as written; issue 15).
+        low = b.lower()
+        if b"install " in low or b"add " in low or b"get " in low or b"require " in low or b" i " in low:
             yield from self._installs(b, once)
 
     # --- one reader per kind ---------------------------------------------------------------------

@@ -115,10 +115,28 @@ TOKENS = [
     "composer require vendor/pkg",
     "apt-get install -y curl;",
     "brew install",
+    "PIP INSTALL Requests",
+    "Npm I left-pad",
+    "GO GET x.example/y",
     " install ",
     " add ",
     " i ",
     "\\u0040",
+    # JSON escapes in text read raw (decoded since issue 15), and JSON text a string may hold.
+    "ops\\u0040evil.example",
+    "https:\\/\\/pay.evil.example\\/x",
+    "\\/etc\\/passwd",
+    "\\n",
+    "\\t",
+    '\\"',
+    "\\\\",
+    "\\\\u0040",
+    "\\u00fc",
+    "\\ud83d",
+    "\\u004",
+    "\\x",
+    '{"to": "ops\\u0040evil.example"}',
+    '["x\\u002eexample"',
     "caf\u00e9",
     "\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668",  # Arabic-Indic digits
     "\u00a0",
@@ -163,7 +181,14 @@ def random_text(rng: random.Random, n: int) -> str:
 def as_json(rng: random.Random, texts: list[str]) -> str:
     doc: dict[str, Any] = {
         "messages": [
-            {"from": t, "n": rng.randrange(10**12), "nested": json.dumps({"body": t})} for t in texts
+            {
+                "from": t,
+                "n": rng.randrange(10**12),
+                "nested": json.dumps({"body": t}),
+                # An API answer inside an HTTP result: JSON text inside JSON text.
+                "twice": json.dumps({"status": 200, "body": json.dumps({"b": [t]})}),
+            }
+            for t in texts
         ],
         texts[0][:40]: [rng.random(), None, True, 12345678],
     }
@@ -209,10 +234,106 @@ def unwindowed(result: Any) -> set[tuple[str, str]]:
         ref._SCANNER, ref._deobfuscated = saved
 
 
-def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True) -> bool:
-    """Whether a result holds a value (not null or a flag) deeper than MAX_DEPTH, in its JSON
-    or in JSON inside one of the strings of its outer document (extract reads one level)."""
-    if depth == 0 and outer and isinstance(obj, str):
+def unwindowed_text(text: str) -> set[tuple[str, str]]:
+    """unwindowed's reading of one text as text (never parsed as JSON)."""
+    saved = ref._SCANNER, ref._deobfuscated
+    ref._SCANNER, ref._deobfuscated = _Unwindowed(ref._TLDS), _whole_text_plain  # type: ignore[assignment]
+    try:
+        return set(ref.scan_text(text, HOME))
+    finally:
+        ref._SCANNER, ref._deobfuscated = saved
+
+
+# --- the rules the frozen copy predates (issue 15), read the slow, plain way -------------------
+# JSON text inside a string is read as JSON again, up to v.MAX_NEST documents deep; the text read
+# raw then has its JSON escapes undone, one level per decoding, up to v.MAX_NEST decodings. The
+# frozen copy reads one level of JSON in a string and no escapes.
+
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _decode_once(text: str) -> tuple[str, bool]:
+    """The text with each JSON escape undone, read a character at a time (not values.py's
+    pattern); whether there was one."""
+    out: list[str] = []
+    i, n, changed = 0, len(text), False
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            d = text[i + 1]
+            if d in _SIMPLE_ESCAPES:
+                out.append(_SIMPLE_ESCAPES[d])
+                i, changed = i + 2, True
+                continue
+            if d == "u" and i + 6 <= n and all(x in _HEX for x in text[i + 2 : i + 6]):
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
+                i, changed = i + 6, True
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out), changed
+
+
+def _decodings(text: str) -> tuple[list[str], bool]:
+    """Each decoding of the one before, up to v.MAX_NEST; whether escapes are left after."""
+    out: list[str] = []
+    if "\\" not in text:
+        return out, False
+    for _ in range(v.MAX_NEST):
+        text, changed = _decode_once(text)
+        if not changed:
+            return out, False
+        out.append(text)
+    return out, _decode_once(text)[1]
+
+
+def _json_doc(s: str) -> Any:
+    """The document a string is, if it is JSON text (an object or array), else None."""
+    if s.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        return json.loads(s)
+    except ValueError:
+        return None
+
+
+def _leaves(s: str, level: int) -> Iterator[str]:
+    """A string of a document at `level`, or where it is JSON text (and level is within
+    v.MAX_NEST), the strings of that document (the frozen walk), each read so."""
+    inner = _json_doc(s) if level <= v.MAX_NEST else None
+    if inner is None:
+        yield s
+    else:
+        for t in ref._walk(inner):
+            yield from _leaves(t, level + 1)
+
+
+def read_again(result: Any) -> tuple[str | None, list[str], bool]:
+    """What the new rules read, with no window: a JSON result's strings with the JSON text
+    inside them read as JSON again (None for a text result: the frozen copy reads it as it is),
+    within the frozen copy's budget; the decodings of the text read raw; whether escapes are
+    left past the bound."""
+    text, parsed, _ = ref.as_text(result)
+    if text is not None:
+        return None, *_decodings(text)
+    budget = v.MAX_SCAN
+    lines: list[str] = []
+    for whole in ref._walk(parsed):  # (the budget as the frozen extract spends it)
+        if budget <= 0:
+            break
+        s = whole[:budget]
+        budget -= len(s) + 1
+        lines.extend(_leaves(s, 1))
+    joined = "\n".join(lines)
+    return joined, *_decodings(joined)
+
+
+def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True, level: int = 0) -> bool:
+    """Whether a result holds a value (not null or a flag) deeper than MAX_DEPTH in one of its
+    documents, or JSON text in a string past MAX_NEST documents deep (`outer`: the strings of
+    the result are followed into the JSON they hold)."""
+    if depth == 0 and level == 0 and outer and isinstance(obj, str):
         text, parsed, _ = v.as_text(obj)
         return text is None and _nests_past_limit(parsed, 0)
     if obj is None or isinstance(obj, bool):
@@ -220,31 +341,43 @@ def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True) -> bool:
     if depth > v.MAX_DEPTH:
         return True
     if isinstance(obj, str):
-        inner = v._json_in(obj) if outer else None
-        return inner is not None and _nests_past_limit(inner, 0, outer=False)
+        inner = _json_doc(obj) if outer else None
+        if inner is None:
+            return False
+        return level + 1 > v.MAX_NEST or _nests_past_limit(inner, 0, True, level + 1)
     if isinstance(obj, dict):
-        return any(_nests_past_limit(x, depth + 1, outer) for x in obj.values())
+        return any(_nests_past_limit(x, depth + 1, outer, level) for x in obj.values())
     if isinstance(obj, list | tuple):
-        return any(_nests_past_limit(x, depth + 1, outer) for x in obj)
+        return any(_nests_past_limit(x, depth + 1, outer, level) for x in obj)
     return False
 
 
 def same(result: Any) -> None:
-    """The frozen copy's values, with exactly the change the window fix exists for: everything
-    a full, unwindowed reading finds is found (the frozen copy lost values behind its windows);
-    nothing is found that neither finds; what the frozen copy alone found is an artifact of
-    where its windows cut the text (a local part or domain cut short or run on from the cut),
-    which a full reading does not find, never a value a full reading has."""
+    """The frozen copy's values, with exactly the changes made since: everything a full,
+    unwindowed reading finds is found (the frozen copy lost values behind its windows), and
+    everything a full reading of the JSON inside strings and of the decoded escapes finds (the
+    frozen copy read one level and no escapes); nothing is found that none of them finds; what
+    the frozen copy alone found is an artifact of where its windows cut the text (a local part
+    or domain cut short or run on from the cut) or of escapes it read raw, which a full reading
+    does not find, never a value a full reading has."""
     want = ref.extract(result, HOME)
     got = v.extract(result, HOME)
-    # Nesting past MAX_DEPTH now counts as truncated (the frozen copy dropped it unsaid).
-    assert got[1] == (want[1] or _nests_past_limit(result)), "truncated"
+    joined, decoded, left = read_again(result)
+    # Nesting past MAX_DEPTH or MAX_NEST, or escapes past MAX_NEST decodings, count as
+    # truncated (the frozen copy dropped the first unsaid and knew nothing of the others).
+    assert got[1] == (want[1] or _nests_past_limit(result) or left), "truncated"
+    # A text result: the frozen copy's reading without windows, and each decoding of the text.
+    # A JSON result: its strings read whole, JSON text in them read as JSON up to MAX_NEST (the
+    # frozen copy read JSON text past the first level raw: its escapes, left in, made values
+    # of their own, like "nops@evil.example" from "\\nops@evil.example"), and the decodings.
     full = unwindowed(result)
-    if got[0] == want[0] and full <= got[0]:  # (the frozen copy misses what the rules it
+    new: set[tuple[str, str]] = set().union(*map(unwindowed_text, decoded))
+    must = (full if joined is None else unwindowed_text(joined)) | new
+    if got[0] == want[0] and must <= got[0]:  # (the frozen copy misses what the rules it
         return  # lacks find: agreeing with it is not enough)
-    missed = full - got[0]
-    invented = got[0] - want[0] - full
-    lost = (want[0] - got[0]) & full  # empty whenever nothing is missed; said for the message
+    missed = must - got[0]
+    invented = got[0] - want[0] - full - must
+    lost = (want[0] - got[0]) & must  # empty whenever nothing is missed; said for the message
     if missed or invented or lost:
         pytest.fail(
             f"missed {sorted(missed)[:10]}, invented {sorted(invented)[:10]}, lost {sorted(lost)[:10]}"
@@ -345,6 +478,11 @@ def test_seeded_flat_json(seed: int) -> None:
 _DEEP: Any = "ops@deep.example"
 for _ in range(40):
     _DEEP = [_DEEP, {"k": _DEEP if isinstance(_DEEP, str) else "mid@deep.example"}]
+_CHAINS: list[Any] = []
+_chain = '{"to": "ops\\u0040evil.example"}'
+for _ in range(v.MAX_NEST + 2):
+    _CHAINS.append({"content": [{"type": "text", "text": _chain}]})
+    _chain = json.dumps({"status": 200, "body": _chain})
 # (The nested documents spell `@` as \u0040: only a parse finds their addresses.)
 EDGE_JSON: list[Any] = [
     {"a": ' \x1c{"to": "ops\\u0040evil.example"}'},
@@ -358,6 +496,15 @@ EDGE_JSON: list[Any] = [
     {"f": [1e100, 12345678.5, -1234567, 10**30, True, None]},
     {"big": "a" * (v.MAX_SCAN - 5), "b": "ops@evil.example"},
     {"big": "a" * (v.MAX_SCAN + 5)},
+    # JSON text in JSON text, up to and past MAX_NEST documents deep; JSON after a prefix, cut
+    # short, or a string literal (read raw, its escapes decoded); escapes past MAX_NEST levels.
+    *_CHAINS,
+    {"a": 'Response:\n{"to": "ops\\u0040evil.example"}'},
+    {"a": '{"to": "ops\\u0040evil.example", "cut'},
+    {"a": '"send it to ops\\u0040evil.example"'},
+    {"a": "ops" + "\\" * (1 << v.MAX_NEST) + "u0040evil.example"},
+    {"a": "ops" + "\\" * (1 << (v.MAX_NEST + 1)) + "u0040evil.example"},
+    "see https:\\/\\/pay.evil.example\\/x and ops\\u0040evil.example",
 ]
 
 
@@ -380,6 +527,7 @@ ONE_HINT = [
     "ops\tat\tevil\tdot\texample",
     "ops (at) evil dot example",
     "ops at evil [dot] example",
+    "ops at evil.example",  # a spelled at, plain dots
 ]
 
 

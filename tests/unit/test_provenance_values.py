@@ -37,6 +37,8 @@ def found(text: Any) -> set[tuple[str, str]]:
         ("ops{at}evil{.}example", ("email", "ops@evil.example")),
         ("ops (at) evil dot example", ("email", "ops@evil.example")),
         ("ops at evil [dot] example", ("email", "ops@evil.example")),
+        ("write to ops at evil.example today", ("email", "ops@evil.example")),
+        ("caf\u00e9: ops at evil.example", ("email", "ops@evil.example")),
         ("caf\u00e9: ops (at) evil dot example", ("email", "ops@evil.example")),  # not ASCII
         ("caf\u00e9: ops\tat\tevil\tdot\texample", ("email", "ops@evil.example")),
         ("ops\uff20evil.example", ("email", "ops@evil.example")),  # fullwidth @
@@ -223,3 +225,19 @@ def test_a_channel_the_owner_names_without_its_hash_is_theirs() -> None:
         led, "mcp__slack__post_message", args, build_facts("mcp__slack__post_message", args, CTX)
     )
     assert [(t["value"], t["user"]) for t in prov["targets"]] == [("leak-drop", False)]
+
+
+@pytest.mark.parametrize(
+    ("text", "package"),
+    [
+        ("PIP INSTALL evilpkg", "evilpkg"),
+        ("then Pip Install evilpkg==1.0", "evilpkg"),
+        ("NPM I evil-pkg", "evil-pkg"),
+        ("YARN ADD evil-pkg", "evil-pkg"),
+        ("GO GET evil.example/pkg", "evil.example/pkg"),
+        ("COMPOSER REQUIRE vendor/evil", "vendor/evil"),
+    ],
+)
+def test_install_verbs_in_any_case(text: str, package: str) -> None:
+    # The verb was looked for as written: an install in capitals named no package.
+    assert ("package", package) in found(text)

@@ -69,7 +69,6 @@ _PROMPT_AT_START = re.compile(rb"[ \t]{0,8}[$#>][ \t]{1,3}([^\n]{2,300})")
 # lost.
 _INSTALLS = (re.compile(rb"i "), re.compile(rb"install "), re.compile(rb"add "), re.compile(rb"get "))
 _REQUIRE = re.compile(rb"require ")
-_INSTALL_GATES = (re.compile(rb"add "), re.compile(rb"get "))
 _MANAGERS = frozenset(
     b"pip pip3 npm pnpm yarn bun gem cargo go brew apt apt-get dnf yum apk composer uv".split()
 )
@@ -359,8 +358,7 @@ class Scanner:
                 yield ("command", raw.decode("utf-8", "replace"))
 
     def _installs(self, b: bytes, fold: bytes, seen: set[bytes]) -> Iterator[Hit]:
-        """`<manager> <verb> <packages>`, in any case. Read only where the text also holds
-        one of the verbs as written ("add ", "get ", " i ", "install ", "require ")."""
+        """`<manager> <verb> <packages>`, manager and verb in any case."""
         verbs = list(_INSTALLS)
         if b"q" in b or b"Q" in b:
             verbs.append(_REQUIRE)
@@ -376,14 +374,8 @@ class Scanner:
                     j -= 1
                 if b[j:i].lower() in _MANAGERS:
                     hits.append((i, m.end()))
-        if not hits or not (
-            _INSTALL_GATES[0].search(b) is not None
-            or _INSTALL_GATES[1].search(b) is not None
-            or b" i " in b
-            or b"install " in b
-            or (b"q" in b and b"require " in b)
-        ):
-            return
+        # (Each hit is a verb found in fold after a space: no test of the text as written, so
+        # "PIP INSTALL x" is read as "pip install x" is.)
         for _, end in hits:
             line = b[end : end + 200].lower().split(b"\n", 1)[0]
             if b"i:" + line not in seen:

@@ -280,6 +280,11 @@ _OBF_HINTS = (
     re.compile(r"\.\s{0,3}[\])}>]"),
 )
 _DOT_WORD_STR = re.compile(r"dot\s")  # the whitespace before it checked per hit
+# A spelled "at" before a domain written with plain dots ("ops at evil.example": _MIXED reads
+# it; no bracket or spelled "dot" hints it): "at", whitespace, a label, its dot and the next
+# label's first letter (not "at home." at a sentence's end: prose is full of those).
+_AT_WORD_STR = re.compile(r"at\s{1,3}[a-z0-9-]{1,63}\.[a-z0-9-]")
+_AT_WORD_ANY = re.compile(r"(?i)at\s{1,3}[a-z0-9-]{1,63}\.[a-z0-9-]")  # the same in any case
 # The same hints over the folded bytes of an ASCII text (byte offsets are character offsets
 # then): no lower-cased copy of the text. `\s` of a str pattern, spelled out for ASCII.
 _WS = rb"[ \t\n\r\f\v\x1c-\x1f]"
@@ -295,6 +300,7 @@ _WS_BYTES = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 # "dot" and the whitespace after it; the whitespace before it is checked per hit (a literal
 # that starts with a space costs the search a step at every word).
 _DOT_WORD = re.compile(rb"dot" + _WS)
+_AT_WORD = re.compile(rb"at" + _WS + rb"{1,3}[a-z0-]{1,63}\.[a-z0-]")  # _AT_WORD_STR in fold
 # How far an address can reach before and after one of its hints' starts. Before: the byte
 # before a 64-byte local part, its `@` or spelled/bracketed "at" (up to 9 with spaces), a
 # 63-byte label and the spaces and bracket before "dot" (7): 160 is more. After: "at"/"dot",
@@ -350,6 +356,7 @@ def _hint_starts(fold: bytes) -> list[int]:
                 if w > 0 and fold[w - 1] in b"@." and _opened(fold, w - 1):
                     starts.append(w - 1)
     starts += _spelled_dots(fold)
+    starts += _spelled_ats(fold)
     return sorted(starts)
 
 
@@ -359,6 +366,13 @@ def _opened(fold: bytes, i: int) -> bool:
     while w > 0 and i - w < 3 and fold[w - 1] in _WS_BYTES:
         w -= 1
     return w > 0 and fold[w - 1] in b"[({<"
+
+
+def _spelled_ats(fold: bytes) -> list[int]:
+    """Where a spelled "at" stands after whitespace and before a label with a dot (the
+    whitespace before it: its hint's start). Prose is full of " at ": the label and its dot
+    are matched in C, so only the few that may be an address reach Python."""
+    return [m.start() - 1 for m in _AT_WORD.finditer(fold, 1) if fold[m.start() - 1] in _WS_BYTES]
 
 
 def _spelled_dots(fold: bytes) -> list[int]:
@@ -381,6 +395,7 @@ def _deobfuscated(text: str, hits: list[int] | None = None) -> str:
         hits = sorted(
             [m.start() for rx in _OBF_HINTS for m in rx.finditer(low)]
             + [m.start() - 1 for m in _DOT_WORD_STR.finditer(low, 1) if low[m.start() - 1].isspace()]
+            + [m.start() - 1 for m in _AT_WORD_STR.finditer(low, 1) if low[m.start() - 1].isspace()]
         )
     # Each hint's window reaches as far as an address around it can: hints whose windows
     # overlap are read as one span (a window cut at a fixed end would hide the address that
@@ -490,7 +505,7 @@ def scan_text(text: str, home: str = "") -> Iterator[Value]:
         starts = _hint_starts(fold)  # byte offsets are character offsets
         if not starts:
             return
-    elif not any(c in b for c in _CLOSERS) and b"dot" not in fold:  # any whitespace after it
+    elif not any(c in b for c in _CLOSERS) and b"dot" not in fold and _AT_WORD_ANY.search(text) is None:
         return
     plain = _deobfuscated(text, starts)
     if plain:
@@ -592,21 +607,33 @@ def as_text(result: Any) -> tuple[str | None, Any, bool]:
 def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
     """(values, truncated) of one tool result or other untrusted text."""
     text, parsed, truncated = as_text(result)
-    found: set[Value] = set()
-    if text is not None:
-        found.update(scan_text(text, home))
-        return found, truncated
-    # The strings of a JSON result are scanned as one text, a line each (no value spans a
-    # newline): one pass instead of one per string.
+    if text is None:
+        text, cut = _json_text(parsed)
+        truncated = truncated or cut
+    found = set(scan_text(text, home))
+    # JSON escapes in what was read raw (JSON after a prefix or cut short, a string literal, an
+    # encoding too deep to parse) spell values only once undone: each decoding is read too.
+    # One byte test first: text without a backslash costs nothing more.
+    if "\\" in text:
+        decoded, cut = _unescaped(text)
+        truncated = truncated or cut
+        for plain in decoded:
+            found.update(scan_text(plain, home))
+    return found, truncated
+
+
+def _json_text(parsed: Any) -> tuple[str, bool]:
+    """The strings of a JSON result as one text, a line each (no value spans a newline: one
+    scan instead of one per string), JSON text inside them read as JSON again (_nested); and
+    whether anything was left out (too deep, past MAX_SCAN)."""
     strings, deep = _strings(parsed)
-    truncated = truncated or deep
     joined = "\n".join(strings)
     # What the loop below builds, when nothing is cut and no string may hold JSON: a string
     # whose stripped start is `{` or `[` begins a line of the joined text with whitespace (of
     # the same \s as str.strip) before it; a match elsewhere only sends the text the long way.
-    if len(joined) < MAX_SCAN and _JSON_START.match(joined) is None and _JSON_LINE.search(joined) is None:
-        found.update(scan_text(joined, home))
-        return found, truncated
+    if len(joined) < MAX_SCAN and not _may_hold_json(joined):
+        return joined, deep
+    truncated = deep
     budget = MAX_SCAN
     lines: list[str] = []
     for whole in strings:
@@ -617,16 +644,43 @@ def extract(result: Any, home: str = "") -> tuple[set[Value], bool]:
         truncated = truncated or len(s) < len(whole)
         budget -= len(s) + 1
         # A string inside JSON may itself be JSON (MCP results wrap their payload so): its
-        # escapes (\u0040) must be undone before the patterns see it.
-        inner = _json_in(s)
-        if inner is None:
-            lines.append(s)
-        else:
-            inner_strings, deep = _strings(inner)
-            truncated = truncated or deep
-            lines.extend(inner_strings)
-    found.update(scan_text("\n".join(lines), home))
-    return found, truncated
+        # escapes (\u0040) must be undone before the patterns see it. The strings of a document
+        # are no longer than its text, so what the budget let through bounds every level.
+        truncated = _nested(s, 1, lines) or truncated
+    return "\n".join(lines), truncated
+
+
+# JSON text inside a string is read as JSON again, this many documents deep (an API answer's
+# body inside an HTTP result inside MCP text content: 2); a string that is JSON text past it is
+# read as text and the result counts as truncated. Each level reads at most the text of the one
+# before, so a result costs at most MAX_NEST parses of MAX_SCAN bytes. The same bound serves
+# the escapes: text is decoded at most MAX_NEST times (one level of encoding each).
+MAX_NEST = 4
+
+
+def _nested(s: str, level: int, lines: list[str]) -> bool:
+    """s into lines: s itself, or where it is JSON text, the strings of that document, each
+    read so one level further; whether anything was left out (nested past MAX_DEPTH in a
+    document, or JSON text past MAX_NEST)."""
+    inner = _json_in(s)
+    if inner is None:
+        lines.append(s)
+        return False
+    if level > MAX_NEST:
+        lines.append(s)
+        return True
+    strings, truncated = _strings(inner)
+    joined = "\n".join(strings)
+    if not _may_hold_json(joined):  # (as in _json_text: none of them is JSON text)
+        lines.append(joined)
+        return truncated
+    for t in strings:
+        truncated = _nested(t, level + 1, lines) or truncated
+    return truncated
+
+
+def _may_hold_json(joined: str) -> bool:
+    return _JSON_START.match(joined) is not None or _JSON_LINE.search(joined) is not None
 
 
 _JSON_START = re.compile(r"\s*[\[{]")
@@ -641,3 +695,26 @@ def _json_in(s: str) -> Any:
         return json.loads(s)
     except ValueError:
         return None
+
+
+# A JSON escape: what json.loads undoes in a string.
+_JSON_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_ESCAPED = {"\\" + k: c for k, c in zip('"\\/bfnrt', '"\\/\b\f\n\r\t', strict=True)}
+
+
+def _unescape(m: re.Match[str]) -> str:
+    e = m.group(0)
+    # A lone surrogate stays one: the scan encodes it as "?" (no value holds one).
+    return chr(int(e[2:], 16)) if e[1] == "u" else _ESCAPED[e]
+
+
+def _unescaped(text: str) -> tuple[list[str], bool]:
+    """The text with its JSON escapes undone, once per level of encoding (each decoding of the
+    one before, up to MAX_NEST), and whether escapes were still left past that (truncated)."""
+    out: list[str] = []
+    for _ in range(MAX_NEST):
+        text, n = _JSON_ESCAPE.subn(_unescape, text)
+        if not n:
+            return out, False
+        out.append(text)
+    return out, _JSON_ESCAPE.search(text) is not None
