@@ -127,15 +127,6 @@ quick_read_spec(s, cmd) if {
 	not quick_flag(s, cmd)
 }
 
-quick_flag(s, cmd) if {
-	some r in s.flag_rules
-	some f in r.flags
-	some g in cmd.flags
-	flag_is(g, f)
-}
-
-flag_is(f, f)
-
 # METADATA
 # title: version_query
 # description: |
@@ -147,8 +138,6 @@ version_query(cmd) if {
 	not cmd.dynamic
 	cmd.argv[1] in data.opafence.classify.shell.version_queries[norm_name(cmd.name)]
 }
-
-flag_is(g, f) if startswith(g, concat("", [f, "="]))
 
 command_actions(cmd) := redirect_actions(cmd) if {
 	# a bare redirection (`> f`, `$(< f)`): nothing runs
@@ -227,6 +216,7 @@ enrich(cmd) := object.union(cmd, {"meta": {
 	"ops": ops,
 	"paths": object.get(cmd, "operand_paths", []),
 	"flags": {f | some f in object.get(cmd, "flags", [])},
+	"given": _given_options(object.get(cmd, "flags", [])),
 	"eff": r[0],
 	"used": r[1],
 	"rest_ops": array.slice(ops, r[1], count(ops)),
@@ -352,20 +342,7 @@ base_actions(cmd) := {action_for(cmd, c, eff(cmd), false) | some c in base_class
 
 # --- option rules ------------------------------------------------------------------------------
 
-flag_given(cmd, f) if f in flags(cmd)
-
-# A long option with its value attached: --output=x, and single-dash long options (-out=x).
-flag_given(cmd, f) if {
-	count(f) > 2
-	some g in flags(cmd)
-	startswith(g, concat("", [f, "="]))
-}
-
-matched_rules(cmd) := {r |
-	some r in object.get(eff(cmd), "flag_rules", [])
-	some f in r.flags
-	flag_given(cmd, f)
-}
+# flag_given, matched_rules, quick_flag: flags.rego (lookups in the options a command was given).
 
 # An option's action has its own capabilities (git branch -D deletes; it is not a commit).
 flag_actions(cmd) := {action_for(cmd, c, object.union(eff(cmd), object.union({"caps": []}, r)), object.get(r, "open", false)) |
