@@ -62,6 +62,9 @@ def evaluations(data: Path, inp: Path, query: str) -> int:
             "--format",
             "json",
             "--profile",
+            # without a limit opa reports only its top 10 expressions, a fraction of the total
+            "--profile-limit",
+            "1000000",
             "-d",
             str(rego_root()),
             "-d",
