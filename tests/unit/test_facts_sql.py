@@ -42,7 +42,9 @@ def test_functions_are_named() -> None:
     assert got["statements"][0]["functions"] == ["pg_terminate_backend"]
 
 
-@pytest.mark.parametrize("text", ["SELECT 'open", "SELECT 1 /* never closed", "SELECT $x$ never"])
+@pytest.mark.parametrize(
+    "text", ["SELECT 'open", "SELECT 1 /* never closed", "SELECT $x$ never", "`", "'", "/*", "$$"]
+)
 def test_open_text_is_opaque(text: str) -> None:
     assert statement_facts(text)["opaque"] is True
 
@@ -58,6 +60,10 @@ ARGS: list[tuple[dict[str, Any], list[str]]] = [
     ({"query": "update on the roadmap"}, []),
     ({"statements": ["SELECT 1", "DROP TABLE t"]}, ["statements", "statements"]),
     ({"sql": ""}, []),
+    # an open literal before any word: SQL where the argument always is, no SQL where it may be
+    ({"sql": "`"}, ["sql"]),
+    ({"command": "`"}, []),
+    ({"query": "'"}, []),
 ]
 
 

@@ -114,6 +114,13 @@ MAX_STATEMENTS = 50
 MAX_WORDS = 300
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+# A PostgreSQL dollar-quote tag ($$ or $name$), matched in place (no slice per "$").
+_DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
+
+
+def _kept(statements: list[list[tuple[str, bool]]]) -> list[list[tuple[str, bool]]]:
+    """The statements that hold a word (an open literal can end the scan before the first)."""
+    return [s for s in statements if s]
 
 
 def _scan(text: str) -> tuple[list[list[tuple[str, bool]]], bool]:
@@ -129,14 +136,14 @@ def _scan(text: str) -> tuple[list[list[tuple[str, bool]]], bool]:
         elif ch == "/" and text.startswith("/*", i):
             j = text.find("*/", i + 2)
             if j < 0:
-                return statements, True
+                return _kept(statements), True
             i = j + 2
         elif ch in "'\"`":
             j = i + 1
             while True:
                 j = text.find(ch, j)
                 if j < 0:
-                    return statements, True
+                    return _kept(statements), True
                 if text.startswith(ch * 2, j):  # '' inside a literal
                     j += 2
                     continue
@@ -149,13 +156,13 @@ def _scan(text: str) -> tuple[list[list[tuple[str, bool]]], bool]:
         ):
             j = text.find("]", i)  # a T-SQL [quoted identifier]
             if j < 0:
-                return statements, True
+                return _kept(statements), True
             i = j + 1
-        elif ch == "$" and (m := re.match(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$", text[i:])):
+        elif ch == "$" and (m := _DOLLAR_TAG.match(text, i)):
             tag = m.group(0)
             j = text.find(tag, i + len(tag))
             if j < 0:
-                return statements, True
+                return _kept(statements), True
             i = j + len(tag)
         elif ch == ";":
             if statements[-1]:
@@ -170,7 +177,7 @@ def _scan(text: str) -> tuple[list[list[tuple[str, bool]]], bool]:
             i = end
         else:
             i += 1
-    return [s for s in statements if s], False
+    return _kept(statements), False
 
 
 def statement_facts(text: str) -> dict[str, Any]:
