@@ -181,7 +181,10 @@ def _scan(text: str) -> tuple[list[list[tuple[str, bool]]], bool]:
 
 
 def statement_facts(text: str) -> dict[str, Any]:
-    stmts, open_ = _scan(text)
+    return _facts_of(*_scan(text))
+
+
+def _facts_of(stmts: list[list[tuple[str, bool]]], open_: bool) -> dict[str, Any]:
     out = []
     for s in stmts[:MAX_STATEMENTS]:
         words = list(dict.fromkeys(w for w, _ in s))[:MAX_WORDS]
@@ -190,8 +193,8 @@ def statement_facts(text: str) -> dict[str, Any]:
     return {"statements": out, "opaque": open_ or len(stmts) > MAX_STATEMENTS}
 
 
-def _reads_as_sql(text: str) -> bool:
-    stmts, open_ = _scan(text)
+def _reads_as_sql(text: str, stmts: list[list[tuple[str, bool]]], open_: bool) -> bool:
+    """Whether a maybe-SQL argument's text (and its scan) reads as SQL rather than words."""
     if not stmts:
         return False
     first = stmts[0]
@@ -208,6 +211,8 @@ def sql_facts(args: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(key, str):
             continue
         k = key.lower()
+        if k not in SQL_ARGS and k not in MAYBE_SQL_ARGS:
+            continue
         texts = (
             [value]
             if isinstance(value, str)
@@ -218,6 +223,8 @@ def sql_facts(args: Mapping[str, Any]) -> list[dict[str, Any]]:
         for text in texts:
             if not text.strip():
                 continue
-            if k in SQL_ARGS or (k in MAYBE_SQL_ARGS and _reads_as_sql(text)):
-                out.append({"arg": key, **statement_facts(text)})
+            # One scan serves both the "reads as SQL" test and the facts.
+            stmts, open_ = _scan(text)
+            if k in SQL_ARGS or _reads_as_sql(text, stmts, open_):
+                out.append({"arg": key, **_facts_of(stmts, open_)})
     return out
