@@ -105,9 +105,7 @@ class DraftGrant(DraftModel):
             out["days"] = list(self.days)
         if self.refs:
             out["refs"] = list(self.refs)
-        if self.scopes:
-            out["scopes"] = list(self.scopes)
-        for key in ("repos", "states", "cells"):
+        for key in ("scopes", "repos", "states", "cells"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         out["evidence"] = self.evidence
