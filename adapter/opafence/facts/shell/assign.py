@@ -8,7 +8,7 @@ import tree_sitter
 
 from opafence.facts.shell.environment import env_value
 from opafence.facts.shell.model import Feed, Field, State
-from opafence.facts.shell.tables import _ENV_KINDS
+from opafence.facts.shell.tables import ENV_KINDS
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -60,7 +60,7 @@ def remember(
         st.srcs[name] = srcs
     elif name in st.srcs:
         del st.srcs[name]
-    if name in _ENV_KINDS or name.startswith(("GIT_CONFIG_", "BASH_FUNC_")):
+    if name in ENV_KINDS or name.startswith(("GIT_CONFIG_", "BASH_FUNC_")):
         # a later program (or one this shell already exported it to) reads it
         env_value(w, name, value, st, "", st.vars)
 

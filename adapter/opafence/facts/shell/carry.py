@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from opafence.facts import paths
 from opafence.facts.collect import MAX_DEPTH
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _OPTION_BODIES
+from opafence.facts.shell.tables import OPTION_BODIES
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -47,7 +47,7 @@ def carried_argv(w: Walker, argv: list[Field], st: State, wrapper: str, context:
 
 
 def option_bodies(w: Walker, name: str, argv: list[Field], st: State) -> None:
-    table = _OPTION_BODIES[name]
+    table = OPTION_BODIES[name]
     i = 1
     n = len(argv)
     while i < n:

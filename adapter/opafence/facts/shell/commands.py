@@ -13,13 +13,13 @@ from opafence.facts import paths
 from opafence.facts.shell.assign import assign_value
 from opafence.facts.shell.dispatch import after
 from opafence.facts.shell.environment import env_values
-from opafence.facts.shell.grammar import _PLAIN_WORD_SAFE
-from opafence.facts.shell.model import _NO_PATHS, MAX_FIELDS, MAX_SOURCES, Feed, Field, State, Stdin, Tail
+from opafence.facts.shell.grammar import PLAIN_WORD_SAFE
+from opafence.facts.shell.model import MAX_FIELDS, MAX_SOURCES, NO_PATHS, Feed, Field, State, Stdin, Tail
 from opafence.facts.shell.redirects import fd_before, heredoc, redirect
-from opafence.facts.shell.tables import _LONG_SINGLE_DASH, _PASSTHROUGH
+from opafence.facts.shell.tables import LONG_SINGLE_DASH, PASSTHROUGH
 from opafence.facts.shell.unwrap import unwrap
 from opafence.facts.shell.urls import urls
-from opafence.facts.shell.words import _basename, _is_flag, expand_flags
+from opafence.facts.shell.words import basename, expand_flags, is_flag
 from opafence.facts.shell.xargs import xargs
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def simple_command(
         if ct == "command_name":
             inner = child.named_children
             head = inner[0] if inner else child
-            if head.type == "word" and _PLAIN_WORD_SAFE.isdisjoint(text := w._text(head)):
+            if head.type == "word" and PLAIN_WORD_SAFE.isdisjoint(text := w._text(head)):
                 words.append(Field(text))
             else:
                 words.extend(w.fields(head, st))
@@ -69,7 +69,7 @@ def simple_command(
             heredoc(w, child, st, own, cont)
         elif ct == "number" and child.start_byte in w._fd_words:
             pass  # `cmd 0</tmp/p`: the grammar's number is the redirection's descriptor
-        elif ct == "word" and _PLAIN_WORD_SAFE.isdisjoint(text := w._text(child)):
+        elif ct == "word" and PLAIN_WORD_SAFE.isdisjoint(text := w._text(child)):
             words.append(Field(text))
         elif child.is_named and ct != "comment":
             words.extend(w.fields(child, st))
@@ -119,7 +119,7 @@ def output_substitutions(
     command writes to an argument `>(...)` something we cannot see."""
     for node in redirected:
         w._substitution(node, st, out)
-    name = _basename(words[0].text) if words and not words[0].dynamic else ""
+    name = basename(words[0].text) if words and not words[0].dynamic else ""
     for node in args:
         w._substitution(node, st, feed if name == "tee" else Feed(name, None, False, "unknown"))
 
@@ -143,7 +143,7 @@ def emit(
     if env:
         env_values(w, env, dyn_env, argv, st)
     if xopts is None:
-        return emit_one(w, argv, env, wrappers, st, feed, redirects, dynamic, stdin, cwd, _NO_PATHS)
+        return emit_one(w, argv, env, wrappers, st, feed, redirects, dynamic, stdin, cwd, NO_PATHS)
     out = Feed()
     for run_argv, run_dynamic, maybe in xargs(w, xopts, argv, feed, stdin, st):
         out = emit_one(
@@ -174,7 +174,7 @@ def emit_one(
         elif head.glob:
             dynamic = True
             w.col.opaque("shell_glob_command")
-        name = _basename(head.text)
+        name = basename(head.text)
     if any(f.dynamic for f in argv[1:]):
         dynamic = True
     flags: list[str] = []
@@ -185,8 +185,8 @@ def emit_one(
         if not end and f.text == "--" and not f.dynamic:
             end = True
             continue
-        if not end and not f.dynamic and _is_flag(f.text):
-            for x in [f.text] if name in _LONG_SINGLE_DASH else expand_flags(f.text):
+        if not end and not f.dynamic and is_flag(f.text):
+            for x in [f.text] if name in LONG_SINGLE_DASH else expand_flags(f.text):
                 if x not in flags:
                     flags.append(x)
         else:
@@ -222,7 +222,7 @@ def emit_one(
     out = after(w, name, argv, flags, operand_fields, st, feed, stdin, cmd_cwd)
     if operand_paths:
         out.paths = operand_paths  # may hold "" (unknown): readers skip them
-    elif name in _PASSTHROUGH:
+    elif name in PASSTHROUGH:
         out.paths = feed.paths
     return out
 

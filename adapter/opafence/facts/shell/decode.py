@@ -9,14 +9,14 @@ import re
 from typing import TYPE_CHECKING
 
 from opafence.facts.shell.model import MAX_FIELDS, MAX_SOURCE, Feed, Field, Stdin
-from opafence.facts.shell.tables import _DECODE_FLAG, _DECODERS
+from opafence.facts.shell.tables import DECODE_FLAGS, DECODERS
 from opafence.facts.shell.words import decode_ansi_c
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
 
 
-def _decode_literal(
+def decode_literal(
     name: str, argv: list[Field], operands: list[Field], feed: Feed, stdin: Stdin | None
 ) -> str | None:
     """What a decoder prints for literal input (`echo cm0= | base64 -d`, `rev <<< x`), or None."""
@@ -72,14 +72,14 @@ def _tr_table(set1: str, set2: str) -> dict[int, int] | None:
 
 
 # Text whose only escapes are layout ones (\n, \t, ...): printing it decodes nothing hidden.
-_SIMPLE_ESCAPES = re.compile(r"(?:[^\\%]|%%|\\[ntr\\\"'])*", re.S)
+SIMPLE_ESCAPES = re.compile(r"(?:[^\\%]|%%|\\[ntr\\\"'])*", re.S)
 
 
-def _printf(fmt: str, args: list[str]) -> str | None:
+def printf_output(fmt: str, args: list[str]) -> str | None:
     """What printf prints for a format of plain text, layout escapes, %s and %%; None for any
     other directive or escape (hex, octal, %b ... decode data: the caller calls that decoded)."""
     pieces = re.split(r"(%%|%s)", fmt)
-    if not all(_SIMPLE_ESCAPES.fullmatch(p) for p in pieces[::2]) or len(args) > MAX_FIELDS:
+    if not all(SIMPLE_ESCAPES.fullmatch(p) for p in pieces[::2]) or len(args) > MAX_FIELDS:
         return None
     conversions = pieces[1::2].count("%s")
     out: list[str] = []
@@ -98,11 +98,11 @@ def _printf(fmt: str, args: list[str]) -> str | None:
 
 
 def is_decoder(w: Walker, name: str, argv: list[Field]) -> bool:
-    if name in _DECODERS:
+    if name in DECODERS:
         return True
     if name == "tr":
         return True
-    want = _DECODE_FLAG.get(name)
+    want = DECODE_FLAGS.get(name)
     if want is None:
         return False
     texts = [f.text for f in argv[1:]]

@@ -9,23 +9,23 @@ import re
 from typing import TYPE_CHECKING
 
 from opafence.facts import paths
-from opafence.facts.shell.decode import _SIMPLE_ESCAPES, _decode_literal, _printf, is_decoder
+from opafence.facts.shell.decode import SIMPLE_ESCAPES, decode_literal, is_decoder, printf_output
 from opafence.facts.shell.model import Call, Feed, Field, State, Stdin
 from opafence.facts.shell.programs import HANDLERS, python
 from opafence.facts.shell.programs.git import patch_stdin
 from opafence.facts.shell.tables import (
-    _BODY_C,
-    _CARRIER_TRIGGERS,
-    _CARRIERS,
-    _DECODE_FLAG,
-    _DECODERS,
-    _OPTION_BODIES,
-    _PASSTHROUGH,
+    BODY_C,
+    CARRIER_TRIGGERS,
+    CARRIERS,
+    DECODE_FLAGS,
+    DECODERS,
     NODES,
+    OPTION_BODIES,
     OTHER_INTERPRETERS,
+    PASSTHROUGH,
     SHELLS,
-    _triggered,
     is_python,
+    triggered,
 )
 from opafence.facts.shell.words import decode_ansi_c
 
@@ -38,17 +38,17 @@ _SPECIAL = (
     SHELLS
     | NODES
     | frozenset(OTHER_INTERPRETERS)
-    | _DECODERS
-    | frozenset(_DECODE_FLAG)
-    | frozenset(_BODY_C)
-    | _PASSTHROUGH
+    | DECODERS
+    | frozenset(DECODE_FLAGS)
+    | frozenset(BODY_C)
+    | PASSTHROUGH
     | frozenset(
         {"cd", "pushd", "popd", "read", "mapfile", "readarray", "getopts", "printf", "echo", "eval"}
         | {"source", ".", "trap", "find", "watch", "awk", "gawk", "mawk", "nawk", "busybox", "sed"}
         | {"gsed", "git", "ssh", "scp", "sftp", "rsync", "patch", "tr", "alias"}
     )
-    | frozenset(_OPTION_BODIES)
-    | frozenset(_CARRIERS)
+    | frozenset(OPTION_BODIES)
+    | frozenset(CARRIERS)
     | {"pytest", "py.test", "set"}
 )
 
@@ -65,7 +65,7 @@ def after(
     cwd: str | None,
 ) -> Feed:
     if (name not in _SPECIAL and not is_python(name)) or (
-        name in _CARRIER_TRIGGERS and not _triggered(_CARRIER_TRIGGERS[name], argv)
+        name in CARRIER_TRIGGERS and not triggered(CARRIER_TRIGGERS[name], argv)
     ):
         # the common case: nothing to parse further, output unknown but not decoded
         return Feed(name, None, feed.decoded)
@@ -104,7 +104,7 @@ def after(
     if stdin is not None and stdin.kind != "decoded" and name in ("patch", "git") and stdin.text:
         patch_stdin(w, name, argv, stdin.text, cwd)
     if decoded and not feed.decoded:
-        plain = _decode_literal(name, argv, operands, feed, stdin)
+        plain = decode_literal(name, argv, operands, feed, stdin)
         if plain is not None:
             return Feed(name, plain, True, "shell_c")
     # What this command writes to its standard output, for the next one in a pipeline.
@@ -117,7 +117,7 @@ def after(
         words = [f.text for f in argv[1 + len(opts) :]]
         text = " ".join(words)
         if any("e" in o for o in opts) and "\\" in text:
-            if _SIMPLE_ESCAPES.fullmatch(text):
+            if SIMPLE_ESCAPES.fullmatch(text):
                 content = decode_ansi_c(text)
                 if content is not None:
                     content += "" if any("n" in o for o in opts) else "\n"
@@ -125,9 +125,9 @@ def after(
         else:
             content = text + ("" if any("n" in o for o in opts) else "\n")
     elif name == "printf" and len(argv) >= 2 and not argv[1].text.startswith("-"):
-        content = _printf(argv[1].text, [f.text for f in argv[2:]])
+        content = printf_output(argv[1].text, [f.text for f in argv[2:]])
         decoded = decoded or content is None
-    elif name in _PASSTHROUGH and not [f for f in operands if f.text != "-"]:
+    elif name in PASSTHROUGH and not [f for f in operands if f.text != "-"]:
         if stdin is not None and stdin.kind == "unknown":
             return Feed(name, None, decoded, "unknown")
         if stdin is not None and stdin.kind != "decoded":

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from opafence.facts.shell.model import Field, State
 from opafence.facts.shell.programs.git import git_setting
-from opafence.facts.shell.tables import _ENV_KINDS, _SSH_SAFE_VALUE, _SSH_TRANSPORT_VARS, SHELLS
-from opafence.facts.shell.words import _basename
+from opafence.facts.shell.tables import ENV_KINDS, ENV_LOADS, SHELLS, SSH_SAFE_VALUE, SSH_TRANSPORT_VARS
+from opafence.facts.shell.words import basename
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -23,7 +23,7 @@ _SSH_PLAIN_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./~-]+")
 def _plain_ssh(value: str) -> bool:
     """`ssh` (or a path to it) with options that only pick a key, user, port or verbosity."""
     words = value.split()
-    if not words or _basename(words[0]) != "ssh" or not all(_SSH_PLAIN_WORD.fullmatch(w) for w in words):
+    if not words or basename(words[0]) != "ssh" or not all(_SSH_PLAIN_WORD.fullmatch(w) for w in words):
         return False
     i = 1
     while i < len(words):
@@ -31,7 +31,7 @@ def _plain_ssh(value: str) -> bool:
         if not w.startswith("-") or len(w) < 2:
             return False
         flag = w[1]
-        if flag in _SSH_SAFE_VALUE:
+        if flag in SSH_SAFE_VALUE:
             i += 1 if len(w) > 2 else 2
             continue
         if not all(c in "46AaCfGgKkMNnqsTtVvXxYy" for c in w[1:]):
@@ -43,21 +43,11 @@ def _plain_ssh(value: str) -> bool:
 _NEVER = re.compile(r"(?!)")
 
 
-_ENV_LOADS = {
-    "NODE_OPTIONS": re.compile(r"(?:^|\s)(?:--require|-r|--import|--loader|--experimental-loader)\b"),
-    "PERL5OPT": re.compile(r"-[MmdI]"),
-    "RUBYOPT": re.compile(r"-[rI]"),
-    "JAVA_TOOL_OPTIONS": re.compile(r"-(?:javaagent|agentpath|agentlib)"),
-    "_JAVA_OPTIONS": re.compile(r"-(?:javaagent|agentpath|agentlib)"),
-    "JDK_JAVA_OPTIONS": re.compile(r"-(?:javaagent|agentpath|agentlib)"),
-}
-
-
 def env_values(w: Walker, env: dict[str, str], dyn_env: Set[str], argv: list[Field], st: State) -> None:
     """Variables that programs run as commands (GIT_SSH_COMMAND, PAGER, EDITOR, ...) are
     parsed as shell bodies; files a program sources or libraries it loads because of a
     variable (BASH_ENV, LD_PRELOAD, ...) are opaque."""
-    program = _basename(argv[0].text) if argv and not argv[0].dynamic else ""
+    program = basename(argv[0].text) if argv and not argv[0].dynamic else ""
     for k, v in env.items():
         env_value(w, k, None if k in dyn_env else v, st, program, env)
 
@@ -65,7 +55,7 @@ def env_values(w: Walker, env: dict[str, str], dyn_env: Set[str], argv: list[Fie
 def env_value(
     w: Walker, k: str, v: str | None, st: State, program: str, env: Mapping[str, str | None]
 ) -> None:
-    kind = _ENV_KINDS.get(k)
+    kind = ENV_KINDS.get(k)
     if kind is None:
         if k.startswith("GIT_CONFIG_VALUE_"):
             key = env.get("GIT_CONFIG_KEY_" + k[len("GIT_CONFIG_VALUE_") :], "")
@@ -84,7 +74,7 @@ def env_value(
     if not v.strip():
         return
     if kind == "cmd":
-        if k in _SSH_TRANSPORT_VARS and _plain_ssh(v):
+        if k in SSH_TRANSPORT_VARS and _plain_ssh(v):
             return  # the ssh git or rsync would run anyway, with a key or port: nothing else runs
         w._body(v, st, "shell_c")
     elif kind == "less":
@@ -95,5 +85,5 @@ def env_value(
             w.col.opaque("shell_prompt_expansion")
     elif kind == "preload":
         w.col.opaque("env_preload")
-    elif kind in ("source", "shell_if") or (kind == "options" and _ENV_LOADS.get(k, _NEVER).search(v)):
+    elif kind in ("source", "shell_if") or (kind == "options" and ENV_LOADS.get(k, _NEVER).search(v)):
         w.col.opaque("env_sourced_file")

@@ -13,10 +13,10 @@ import tree_sitter
 from opafence.facts import paths
 from opafence.facts.collect import MAX_DEPTH
 from opafence.facts.shell.commands import emit
-from opafence.facts.shell.grammar import _PLAIN_WORD_SAFE, _contains
+from opafence.facts.shell.grammar import PLAIN_WORD_SAFE, contains_kind
 from opafence.facts.shell.model import (
-    _ENV_NAME,
     DYN,
+    ENV_NAME,
     EXP,
     LIT,
     MAX_BRACE,
@@ -30,14 +30,14 @@ from opafence.facts.shell.model import (
 )
 from opafence.facts.shell.redirects import redirect
 from opafence.facts.shell.words import (
-    _DEFAULT_IFS,
-    _brace_expand,
-    _ifs_splitter,
-    _merge,
-    _substring,
-    _unescape_dquoted,
-    _unescape_unquoted,
+    DEFAULT_IFS,
+    brace_expand,
     decode_ansi_c,
+    ifs_splitter,
+    merge_pieces,
+    substring,
+    unescape_dquoted,
+    unescape_unquoted,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def fields(w: Walker, node: tree_sitter.Node, st: State) -> list[Field]:
     """Expand one word node into the fields bash would produce."""
     if node.type == "word":
         text = w._text(node)
-        if _PLAIN_WORD_SAFE.isdisjoint(text):
+        if PLAIN_WORD_SAFE.isdisjoint(text):
             return [Field(text)]
     if node.type in ("string", "expansion") and st.arrays:
         elements = array_fields(w, node, st)
@@ -75,10 +75,10 @@ def fields(w: Walker, node: tree_sitter.Node, st: State) -> list[Field]:
     lit = "".join(text for text, kind in pieces if kind == LIT)
     if "{" in lit and "}" in lit:
         chars = [(c, kind) for text, kind in pieces for c in text]
-        expanded = _brace_expand(chars, [MAX_BRACE])
+        expanded = brace_expand(chars, [MAX_BRACE])
         if expanded is None:
             return [Field(w._text(node), dynamic=True)]
-        variants = [_merge(v) for v in expanded]
+        variants = [merge_pieces(v) for v in expanded]
     out: list[Field] = []
     for v in variants:
         out.extend(finish(w, v, st))
@@ -153,12 +153,12 @@ def finish(w: Walker, pieces: list[Piece], st: State) -> list[Field]:
     glob = any(kind != QUO and any(c in text for c in "*?[") for text, kind in pieces)
     if not any(kind == EXP for _, kind in pieces):
         return [Field("".join(p for p, _ in pieces), glob=glob)]
-    splitter: re.Pattern[str] | None = _DEFAULT_IFS
+    splitter: re.Pattern[str] | None = DEFAULT_IFS
     if "IFS" in st.vars:
         ifs = st.vars["IFS"]
         if ifs is None:
             return [Field("".join(p for p, _ in pieces), dynamic=True)]
-        splitter = _ifs_splitter(ifs)
+        splitter = ifs_splitter(ifs)
     # word splitting of unquoted expansion results
     fields: list[str] = []
     cur: list[str] = []
@@ -192,9 +192,9 @@ def word_pieces(
         text = w._text(node)
         payload_check(w, text)
         if quoted:
-            out.append((_unescape_dquoted(text), QUO))
+            out.append((unescape_dquoted(text), QUO))
         else:
-            _unescape_unquoted(text, out)
+            unescape_unquoted(text, out)
         return False, False
     if t == "raw_string":
         text = w._text(node)
@@ -286,16 +286,16 @@ def string_pieces(w: Walker, node: tree_sitter.Node, st: State, out: list[Piece]
             continue
         if child.start_byte > pos:
             gap = raw[pos - src_start : child.start_byte - src_start].decode("utf-8", "replace")
-            out.append((_unescape_dquoted(gap), QUO))
+            out.append((unescape_dquoted(gap), QUO))
         if child.type == "string_content":
-            out.append((_unescape_dquoted(w._text(child)), QUO))
+            out.append((unescape_dquoted(w._text(child)), QUO))
         else:
             d, e = word_pieces(w, child, st, out, True)
             dyn, dec = dyn or d, dec or e
         pos = max(pos, child.end_byte)
     if end > pos:
         gap = raw[pos - src_start : end - src_start].decode("utf-8", "replace")
-        out.append((_unescape_dquoted(gap), QUO))
+        out.append((unescape_dquoted(gap), QUO))
     return dyn, dec
 
 
@@ -341,7 +341,7 @@ def expansion_value(w: Walker, node: tree_sitter.Node, st: State) -> str | None:
     ):
         # ${x:offset} / ${x:offset:length} with literal numbers
         value = lookup(w, w._text(named[0]), st)
-        return None if value is None else _substring(value, [int(w._text(n)) for n in named[1:]])
+        return None if value is None else substring(value, [int(w._text(n)) for n in named[1:]])
     if ops or len(named) != 1 or named[0].type not in ("variable_name", "special_variable_name"):
         if named and named[0].type == "variable_name" and w._text(named[0]) not in st.vars:
             w.col.add_env_var(w._text(named[0]))  # ${TOKEN:-x}, ${TOKEN#prefix}
@@ -381,14 +381,14 @@ def lookup(w: Walker, name: str, st: State) -> str | None:
         if name.isdigit() and name != "0":
             k = int(name)
             return positional[k - 1] if k <= len(positional) else ""
-    if _ENV_NAME.fullmatch(name):
+    if ENV_NAME.fullmatch(name):
         # Set nowhere in the program: the environment's value (a credential, perhaps).
         w.col.add_env_var(name)
     return None
 
 
 def arithmetic(w: Walker, node: tree_sitter.Node, st: State) -> None:
-    if "`" in w._text(node) or _contains(node, "command_substitution"):
+    if "`" in w._text(node) or contains_kind(node, "command_substitution"):
         w.col.opaque("shell_arithmetic_substitution")
     w._generic(node, st, [])
 

@@ -20,7 +20,7 @@ _LANGUAGE = tree_sitter.Language(tree_sitter_bash.language())
 _WORD_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
-_ASCII_FOR_PARSER = bytes.maketrans(
+ASCII_FOR_PARSER = bytes.maketrans(
     bytes(range(0x80, 0x100)) + b"\x00",
     bytes(_WORD_CHARS[i % len(_WORD_CHARS)] for i in range(0x80)) + b" ",
 )
@@ -29,7 +29,7 @@ _ASCII_FOR_PARSER = bytes.maketrans(
 _local = threading.local()
 
 
-def _parser() -> tree_sitter.Parser:
+def parser() -> tree_sitter.Parser:
     # tree-sitter parsers are not thread-safe; Hermes calls hooks from worker threads.
     p: tree_sitter.Parser | None = getattr(_local, "parser", None)
     if p is None:
@@ -42,10 +42,10 @@ def _parser() -> tree_sitter.Parser:
 _TEXT_NODES = frozenset({"string", "raw_string", "ansi_c_string", "translated_string", "heredoc_body"})
 
 
-_PLAIN_WORD_SAFE = frozenset("\\{~*?[")
+PLAIN_WORD_SAFE = frozenset("\\{~*?[")
 
 
-_STATEMENTS = frozenset(
+STATEMENTS = frozenset(
     {
         "program",
         "list",
@@ -74,13 +74,13 @@ _STATEMENTS = frozenset(
 )
 
 
-_CONDITIONAL = frozenset(
+CONDITIONAL = frozenset(
     {"if_statement", "while_statement", "for_statement", "c_style_for_statement", "case_statement"}
     | {"function_definition"}
 )
 
 
-def _contains(node: tree_sitter.Node, kind: str) -> bool:
+def contains_kind(node: tree_sitter.Node, kind: str) -> bool:
     stack = list(node.children)
     while stack:
         n = stack.pop()

@@ -13,7 +13,7 @@ from opafence.facts.collect import MAX_DEPTH
 from opafence.facts.shell.carry import carried_argv
 from opafence.facts.shell.model import Feed, Field, State, Stdin
 from opafence.facts.shell.tables import OTHER_INTERPRETERS
-from opafence.facts.shell.words import _unescape_literal
+from opafence.facts.shell.words import unescape_literal
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _STR = r"""(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
 
 
-_INLINE_CALL = re.compile(
+INLINE_CALL = re.compile(
     r"(?:\b(?:system|exec|shell_exec|passthru|popen|proc_open|spawn|spawnSync|execSync|execFile|execFileSync"
     r"|os\.execute|io\.popen|IO\.popen|Open3\.\w+|Process\.spawn|Kernel\.system)\s*\(?\s*"
     r"(?P<args>" + _STR + r"(?:\s*,\s*" + _STR + r")*))"
@@ -34,7 +34,7 @@ _INLINE_CALL = re.compile(
 )
 
 
-_STRING_LIST = re.compile(r"""(["'])((?:\\.|(?!\1)[^\\])*)\1""")
+STRING_LIST = re.compile(r"""(["'])((?:\\.|(?!\1)[^\\])*)\1""")
 
 
 _INLINE_RMTREE = re.compile(
@@ -42,7 +42,7 @@ _INLINE_RMTREE = re.compile(
 )
 
 
-_INLINE_SOCKET = re.compile(
+INLINE_SOCKET = re.compile(
     r"IO::Socket|\bSocket\b|\bsocket\s*\(|TCPSocket|UDPSocket|fsockopen|stream_socket_client|\bnet\.connect"
     r"|\bnet\.Socket|require\(\s*['\"]net['\"]\s*\)|/inet[46]?/(?:tcp|udp)/|/dev/(?:tcp|udp)/|socket\.tcp"
 )
@@ -211,7 +211,7 @@ def js_body(w: Walker, body: Field, st: State) -> None:
     if body.dynamic:
         w.col.opaque("decode_and_run" if body.decoded else "shell_dynamic_body")
         return
-    if _INLINE_SOCKET.search(body.text) and _INLINE_EXEC.search(body.text):
+    if INLINE_SOCKET.search(body.text) and _INLINE_EXEC.search(body.text):
         w.col.opaque("inline_socket_exec")
     for m in re.finditer(
         r"\b(?:exec|execSync|spawn|spawnSync|execFile|execFileSync)\s*\(\s*(['\"`])((?:(?!\1)[^\\]|\\.)*)\1",
@@ -259,20 +259,20 @@ def inline_program(w: Walker, name: str, body: Field, st: State) -> None:
             w.col.opaque("decode_and_run")
         return
     text = body.text
-    if _INLINE_SOCKET.search(text) and _INLINE_EXEC.search(text):
+    if INLINE_SOCKET.search(text) and _INLINE_EXEC.search(text):
         w.col.opaque("inline_socket_exec")
     found = 0
-    for m in _INLINE_CALL.finditer(text):
+    for m in INLINE_CALL.finditer(text):
         found += 1
         if found > 16:
             break
-        words = [_unescape_literal(w.group(2)) for w in _STRING_LIST.finditer(m.group("args") or "")]
+        words = [unescape_literal(w.group(2)) for w in STRING_LIST.finditer(m.group("args") or "")]
         inline = next(
             (g for g in m.group("inline", "qx1", "qx2", "qx3", "qx4", "rx1", "rx2") if g is not None),
             None,
         )
         if inline is not None:
-            words = [_unescape_literal(inline)]
+            words = [unescape_literal(inline)]
         if not words:
             continue
         if len(words) == 1:
@@ -280,7 +280,7 @@ def inline_program(w: Walker, name: str, body: Field, st: State) -> None:
         else:
             carried_argv(w, [Field(w) for w in words], st, name)
     for m in _INLINE_RMTREE.finditer(text):
-        raw = _unescape_literal(m.group(2))
+        raw = unescape_literal(m.group(2))
         if raw and not paths.problem(raw) and (raw.startswith("/") or st.cwd):
             w.col.add_path(raw, paths.resolve(raw, st.cwd or "/", w.col.cache), w.col.arg, "code", "delete")
     for fact in url.find_in_text(text, w.col.arg):

@@ -29,7 +29,7 @@ LIT, QUO, EXP, DYN = 0, 1, 2, 3  # unquoted literal, quoted literal, unquoted ex
 MAX_SOURCES = 32
 
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 Piece = tuple[str, int]
@@ -82,7 +82,7 @@ Snapshot = tuple[str | None, dict[str, str | None], dict[str, list[str]]]
 _NO_ARRAYS: dict[str, list[str]] = {}  # shared by snapshots of states without arrays: never written
 
 
-_NO_PATHS: tuple[str, ...] = ()
+NO_PATHS: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from opafence.facts import paths
 from opafence.facts.shell.assign import assignments, declaration
 from opafence.facts.shell.commands import emit, simple_command
 from opafence.facts.shell.expand import arithmetic, fields, substitution, word_pieces
-from opafence.facts.shell.grammar import _CONDITIONAL, _STATEMENTS
+from opafence.facts.shell.grammar import CONDITIONAL, STATEMENTS
 from opafence.facts.shell.model import MAX_NESTING, MAX_SOURCES, Feed, Field, Piece, State, Tail
 from opafence.facts.shell.redirects import fd_before, heredoc, redirect
 
@@ -86,7 +86,7 @@ def visit_node(
         return declaration(w, node, st, inh)
     if t == "unset_command":
         return declaration(w, node, st, inh)
-    if t in _CONDITIONAL:
+    if t in CONDITIONAL:
         before = st.snapshot()
         saved_input = w._input_paths
         if feed.paths:
@@ -121,7 +121,7 @@ def generic_children(w: Walker, node: tree_sitter.Node, st: State, inherited: li
 
 def generic_child(w: Walker, child: tree_sitter.Node, st: State, inherited: list[dict[str, Any]]) -> None:
     ct = child.type
-    if ct in _STATEMENTS:
+    if ct in STATEMENTS:
         visit(w, child, st, Feed(), None, inherited)
     elif ct in ("command_substitution", "process_substitution"):
         substitution(w, child, st)

@@ -1,67 +1,54 @@
-"""The per-program tables: shells and interpreters, decoders, wrappers and their options,
-options whose value is a command, the option tables of the programs that carry one.
+"""The per-program tables, loaded once from the JSON files in data/ (shipped as package data).
+
+interpreters.json: shells, interpreters and decoders; wrappers.json: the wrappers unwrapped
+before a command and their options; programs.json: option tables of the programs that run a
+command they are given; git.json: git settings that name commands or files; environment.json:
+environment variables that carry commands or load code. This module is their one home: other
+modules (facts.code too) import the names from here.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from importlib import resources
+from typing import Any
 
 from opafence.facts.shell.model import Field
 
-if TYPE_CHECKING:
-    pass
+
+def _load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.files(__package__).joinpath("data", name).read_text("utf-8"))
+    return data
 
 
-SHELLS = frozenset(
-    {"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "lksh", "pdksh", "yash", "posh", "rbash"}
-)
+def _words(values: list[str]) -> frozenset[str]:
+    return frozenset(values)
 
 
-_PYTHON = re.compile(r"^(?:python(?:[0-9][0-9.]*)?|pypy(?:3[0-9.]*)?)$")
+def _tuples(table: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    return {k: tuple(v) for k, v in table.items()}
 
 
-NODES = frozenset({"node", "nodejs", "deno", "bun"})
+# --- interpreters.json --------------------------------------------------------------------
+
+_interp = _load("interpreters.json")
+SHELLS = _words(_interp["shells"])
+PYTHON = re.compile(_interp["python_pattern"])  # python, python3.12, pypy3 ...
+NODES = _words(_interp["nodes"])
+# language -> the options whose value is its program (`perl -e CODE`)
+OTHER_INTERPRETERS = _tuples(_interp["other_interpreters"])
+DECODERS = _words(_interp["decoders"])  # programs that always decode their input
+DECODE_FLAGS = _tuples(_interp["decode_flags"])  # ... and those that decode with one of these options
+PASSTHROUGH = _words(_interp["passthrough"])  # programs whose output is their input (cat, tee ...)
 
 
-OTHER_INTERPRETERS = {
-    "perl": ("-e", "-E"),
-    "ruby": ("-e",),
-    "php": ("-r",),
-    "lua": ("-e",),
-    "luajit": ("-e",),
-    "osascript": ("-e",),
-    "pwsh": ("-c", "-command", "-Command", "-EncodedCommand", "-e", "-enc"),
-    "powershell": ("-c", "-command", "-Command", "-EncodedCommand", "-e", "-enc"),
-    "tclsh": (),
-    "Rscript": ("-e",),
-    "jshell": (),
-    "groovy": ("-e",),
-}
+def is_python(name: str) -> bool:
+    return bool(PYTHON.match(name))
 
 
-_DECODERS = frozenset(
-    {"gunzip", "zcat", "bzcat", "xzcat", "unxz", "unzstd", "zstdcat", "uudecode", "rev", "lzcat"}
-)
-
-
-_DECODE_FLAG = {
-    "base64": ("-d", "--decode", "-D"),
-    "base32": ("-d", "--decode"),
-    "basenc": ("-d", "--decode"),
-    "xxd": ("-r", "-revert"),
-    "gzip": ("-d", "--decompress"),
-    "bzip2": ("-d", "--decompress"),
-    "xz": ("-d", "--decompress"),
-    "zstd": ("-d", "--decompress"),
-    "lzma": ("-d",),
-    "openssl": ("-d", "-base64", "-a"),
-    "od": (),
-}
-
-
-_PASSTHROUGH = frozenset({"cat", "tee", "dd", "head", "tail"})
+# --- wrappers.json ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -74,352 +61,81 @@ class WrapSpec:
     numeric_option: bool = False  # nice -10
 
 
-WRAPPERS: dict[str, WrapSpec] = {
-    "sudo": WrapSpec(
-        value_short="uUgpChDrtTR",
-        value_long=frozenset(
-            {"user", "group", "host", "prompt", "role", "type", "close-from", "chdir", "other-user"}
-            | {"command-timeout", "chroot"}
-        ),
-        assignments=True,
-        keep_flags=frozenset({"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"}),
-    ),
-    "doas": WrapSpec(value_short="Cu"),
-    "env": WrapSpec(),  # handled specially (-S, -C, -u, assignments)
-    "nice": WrapSpec(value_short="n", value_long=frozenset({"adjustment"}), numeric_option=True),
-    "nohup": WrapSpec(),
-    "timeout": WrapSpec(value_short="ks", value_long=frozenset({"kill-after", "signal"}), positional=1),
-    "time": WrapSpec(value_short="fo", value_long=frozenset({"format", "output"})),
-    "xargs": WrapSpec(
-        value_short="aEdILnPsR",
-        value_long=frozenset(
-            {"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars"}
-            | {"process-slot-var"}
-        ),
-    ),
-    "command": WrapSpec(keep_flags=frozenset({"-v", "-V"})),
-    "builtin": WrapSpec(),
-    "exec": WrapSpec(value_short="a"),
-    "stdbuf": WrapSpec(value_short="ioe", value_long=frozenset({"input", "output", "error"})),
-    "ionice": WrapSpec(value_short="cnp", value_long=frozenset({"class", "classdata", "pid"})),
-    "setsid": WrapSpec(),
-    "busybox": WrapSpec(),
-    "chroot": WrapSpec(value_long=frozenset({"userspec", "groups"}), positional=1),
-    "taskset": WrapSpec(positional=1, keep_flags=frozenset({"-p", "--pid"})),
-    "chrt": WrapSpec(positional=1, keep_flags=frozenset({"-p", "--pid"})),
-    "unbuffer": WrapSpec(),
-    "coproc": WrapSpec(),
-    "proxychains": WrapSpec(value_short="f"),
-    "proxychains4": WrapSpec(value_short="f"),
-    "torsocks": WrapSpec(),
-    "catchsegv": WrapSpec(),
-    "strace": WrapSpec(value_short="eoOpsSuEPIXb"),
-    "ltrace": WrapSpec(value_short="eoOpsSuEnAa"),
-    "faketime": WrapSpec(positional=1),
-    "firejail": WrapSpec(),
-    "dbus-launch": WrapSpec(value_long=frozenset({"autolaunch", "config-file"})),
-    "dbus-run-session": WrapSpec(value_long=frozenset({"config-file", "dbus-daemon"})),
-    "pkexec": WrapSpec(value_long=frozenset({"user"})),
-    "run0": WrapSpec(
-        value_short="uDg",
-        value_long=frozenset({"user", "group", "chdir", "setenv", "unit", "property", "description", "slice"})
-        | {"nice", "machine", "background"},
-    ),
-    "xvfb-run": WrapSpec(
-        value_short="nsfepw",
-        value_long=frozenset(
-            {"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}
-        ),
-    ),
-    "fakeroot": WrapSpec(value_short="lsiub", value_long=frozenset({"lib", "faked"})),
-    "sshpass": WrapSpec(value_short="pfdP"),
-    "gosu": WrapSpec(positional=1),
-    "su-exec": WrapSpec(positional=1),
-    "valgrind": WrapSpec(),
-    "cgexec": WrapSpec(value_short="g"),
-    "chpst": WrapSpec(value_short="uUbe/nlLmdofcpr"),
-    "unshare": WrapSpec(
-        value_short="SGRw",
-        value_long=frozenset({"setuid", "setgid", "root", "wd", "propagation", "map-user", "map-group"}),
-    ),
-    "nsenter": WrapSpec(value_short="tSG", value_long=frozenset({"target", "setuid", "setgid"})),
-    "entr": WrapSpec(keep_flags=frozenset({"-s"})),
-    "systemd-inhibit": WrapSpec(value_long=frozenset({"what", "who", "why", "mode"})),
-    "caffeinate": WrapSpec(value_short="tw"),
-}
+def _wrap_spec(raw: dict[str, Any]) -> WrapSpec:
+    return WrapSpec(
+        value_short=str(raw.get("value_short", "")),
+        value_long=frozenset(raw.get("value_long", ())),
+        positional=int(raw.get("positional", 0)),
+        assignments=bool(raw.get("assignments", False)),
+        keep_flags=frozenset(raw.get("keep_flags", ())),
+        numeric_option=bool(raw.get("numeric_option", False)),
+    )
 
 
-_BODY_C = {"su": "-c", "runuser": "-c", "script": "-c", "flock": "-c", "sg": "-c"}
+_wrap = _load("wrappers.json")
+# `env` is handled specially (-S, -C, -u, assignments); the others by their WrapSpec
+WRAPPERS = {name: _wrap_spec(raw) for name, raw in _wrap["wrappers"].items()}
+BODY_C: dict[str, str] = dict(_wrap["body_c"])  # su -c BODY, runuser -c, script -c, flock -c, sg -c
 
+# --- programs.json ------------------------------------------------------------------------
 
-_URL_TOOLS = frozenset({"curl", "wget", "http", "https", "httpie", "xh", "aria2c", "lynx", "links", "w3m"})
-
-
-_SSH_VALUE_SHORT = "BbcDEeFIiJLlmOoPpQRSWw"
-
-
-_NC = frozenset({"nc", "ncat", "netcat", "telnet", "ftp"})
-
-
-_NC_VALUE_SHORT = "wpsiqxXecIOTWmMgGb"
-
-
-# Transport commands: `GIT_SSH_COMMAND='ssh -i KEY'` only changes how git reaches its remote.
-_SSH_TRANSPORT_VARS = frozenset({"GIT_SSH_COMMAND", "GIT_SSH", "RSYNC_RSH"})
-
-
-# Options of ssh that take a value and cannot run anything (-o and -F can: ProxyCommand).
-_SSH_SAFE_VALUE = frozenset("bcDEeIiJlmpQRSWw")
-
-
-# Environment variables a program reads as a command line (run through a shell), a file it
-# sources, a library it loads, or options that may load code.
-_ENV_KINDS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "GIT_SSH_COMMAND",
-            "GIT_SSH",
-            "GIT_PAGER",
-            "GIT_EDITOR",
-            "GIT_SEQUENCE_EDITOR",
-            "GIT_EXTERNAL_DIFF",
-            "GIT_ASKPASS",
-            "GIT_PROXY_COMMAND",
-            "SSH_ASKPASS",
-            "SUDO_ASKPASS",
-            "PAGER",
-            "MANPAGER",
-            "SYSTEMD_PAGER",
-            "BAT_PAGER",
-            "PSQL_PAGER",
-            "DELTA_PAGER",
-            "EDITOR",
-            "VISUAL",
-            "SUDO_EDITOR",
-            "FCEDIT",
-            "PROMPT_COMMAND",
-            "BROWSER",
-            "RSYNC_RSH",
-            "CVS_RSH",
-            "RSYNC_CONNECT_PROG",
-            "GIT_DIFF_OPTS_EXTERNAL",
-        ),
-        "cmd",
-    ),
-    "LESSOPEN": "less",
-    "LESSCLOSE": "less",
-    "PS1": "prompt",
-    "PS2": "prompt",
-    "PS3": "prompt",
-    "PS4": "prompt",
-    "BASH_ENV": "source",
-    "ZDOTDIR": "source",
-    "PYTHONSTARTUP": "source",
-    "GIT_TEMPLATE_DIR": "source",
-    "PERL5DB": "source",
-    "ENV": "shell_if",  # sh/dash/ksh source $ENV; elsewhere ENV is an ordinary setting
-    "LD_PRELOAD": "preload",
-    "LD_AUDIT": "preload",
-    "DYLD_INSERT_LIBRARIES": "preload",
-    "GCONV_PATH": "preload",
-    "NODE_OPTIONS": "options",
-    "PERL5OPT": "options",
-    "RUBYOPT": "options",
-    "JAVA_TOOL_OPTIONS": "options",
-    "_JAVA_OPTIONS": "options",
-    "JDK_JAVA_OPTIONS": "options",
-}
-
-
+_prog = _load("programs.json")
 # Options whose value is a command line the program runs (through a shell), per program:
 # kind "shell"; "tar_action" for --checkpoint-action=exec=CMD; "attached" when the value is
-# optional and so only counts attached (`--html=CMD`).
-_OPTION_BODIES: dict[str, dict[str, str]] = {
-    "tar": dict.fromkeys(
-        (
-            *("--to-command", "--use-compress-program", "-I", "--info-script", "-F"),
-            *("--new-volume-script", "--rsh-command", "--rmt-command"),
-        ),
-        "shell",
-    )
-    | {"--checkpoint-action": "tar_action"},
-    "zip": {"-TT": "shell", "--unzip-command": "shell"},
-    "sort": {"--compress-program": "shell"},
-    "man": {"-P": "shell", "--pager": "shell", "-H": "attached", "--html": "attached"},
-    "rsync": {"-e": "shell", "--rsh": "shell", "--rsync-path": "shell"},
-    "scp": {"-S": "shell"},
-    "sftp": {"-S": "shell"},
-    "rg": {"--pre": "shell"},
-    "nodemon": {"--exec": "shell", "-x": "shell"},
-    "nix-shell": {"--run": "shell", "--command": "shell"},
-    "nano": {"-s": "shell", "--speller": "shell"},
-    "hyperfine": dict.fromkeys(
-        ("--prepare", "-p", "--cleanup", "-c", "--setup", "-s", "--conclude"), "shell"
-    ),
-    "git filter-branch": dict.fromkeys(
-        (
-            *("--tree-filter", "--index-filter", "--msg-filter", "--env-filter"),
-            *("--commit-filter", "--parent-filter", "--tag-name-filter"),
-        ),
-        "shell",
-    ),
-    "git rebase": {"--exec": "shell", "-x": "shell"},
-    "git difftool": {"--extcmd": "shell", "-x": "shell"},
-    "git send-email": dict.fromkeys(("--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"), "shell"),
-    "git grep": {"-O": "attached", "--open-files-in-pager": "attached"},
-    "git fetch": {"--upload-pack": "shell"},
-    "git pull": {"--upload-pack": "shell"},
-    "git ls-remote": {"--upload-pack": "shell"},
-    "git clone": {"--upload-pack": "shell", "-u": "shell"},
-    "git push": {"--receive-pack": "shell", "--exec": "shell"},
-    "git archive": {"--exec": "shell"},
-}
-
-
-_GIT_VALUE_OPTIONS = frozenset(
-    {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--list-cmds", "--attr-source"}
-)
-
-
+# optional and so only counts attached (`--html=CMD`). The order of a program's options is
+# the order they are tried in.
+OPTION_BODIES: dict[str, dict[str, str]] = {k: dict(v) for k, v in _prog["option_bodies"].items()}
 # Programs that run a command given as their arguments or in an option of their own
 # (programs.HANDLERS): the command is emitted beside them, so its own class and guards apply.
-_CARRIERS = frozenset(
-    {"vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "gdb", "expect", "make", "gmake", "screen", "tmux"}
-    | {"npm", "npx", "pnpm", "pnpx", "yarn", "bunx", "bun", "parallel", "flock", "fd", "fdfind"}
-    | {"docker", "podman", "nerdctl", "kubectl", "oc", "psql", "mysql", "mariadb", "sqlite3", "less"}
-    | {"xterm", "gnome-terminal", "konsole", "uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba"}
-    | {"emacs", "emacsclient"}
-)
-
-
-_TMUX_VALUES: dict[str, str] = {
-    "new-session": "cefFnstxy",
-    "new": "cefFnstxy",
-    "new-window": "ceFnt",
-    "neww": "ceFnt",
-    "split-window": "celtFp",
-    "splitw": "celtFp",
-    "respawn-pane": "cet",
-    "respawnp": "cet",
-    "respawn-window": "cet",
-    "respawnw": "cet",
-    "run-shell": "cdt",
-    "run": "cdt",
-    "if-shell": "t",
-    "if": "t",
-    "pipe-pane": "t",
-    "pipep": "t",
-    "display-popup": "bcdehsStTwxy",
-    "popup": "bcdehsStTwxy",
-    "send-keys": "cNt",
-    "send": "cNt",
-}
-
-
-_TMUX_KEYS = {"Enter": "\n", "C-m": "\n", "C-j": "\n", "KPEnter": "\n", "Space": " ", "Tab": "\t"}
-
-
-_TMUX_KEY = re.compile(
-    r"(?:[CMS]-)+\S+|F\d{1,2}|Escape|BSpace|Up|Down|Left|Right|Home|End|NPage|PPage|PageUp|PageDown|IC|DC|BTab|Any"
-)
-
-
-_PKG_VALUE_OPTIONS = frozenset(
-    {
-        "-p",
-        "--package",
-        "-w",
-        "--workspace",
-        "--filter",
-        "-F",
-        "-C",
-        "--dir",
-        "--prefix",
-        "--registry",
-        "--cwd",
-    }
-)
-
-
-_PARALLEL_VALUE_OPTIONS = frozenset(
-    {
-        "-j",
-        "--jobs",
-        "-S",
-        "--sshlogin",
-        "-a",
-        "--arg-file",
-        "--colsep",
-        "-C",
-        "-d",
-        "--delimiter",
-        "-E",
-        "-I",
-    }
-    | {"-N", "-n", "-L", "-l", "--halt", "--delay", "--timeout", "--joblog", "--results", "--res", "--tmpdir"}
-    | {"--tagstring", "--env", "--workdir", "--wd", "--nice", "-P", "--max-procs", "-s", "--max-chars"}
-    | {"--basefile", "--bf", "--return", "--sshloginfile", "--slf", "--memfree", "--load", "--retries"}
-)
-
-
-_DOCKER_VALUE_SHORT = "aceHhlmpuvw"
-
-
-_DOCKER_VALUE_LONG = frozenset(
-    {"--add-host", "--annotation", "--attach", "--blkio-weight", "--blkio-weight-device", "--cap-add"}
-    | {"--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota"}
-    | {"--cpu-rt-period", "--cpu-rt-runtime", "--cpu-shares", "--cpus", "--cpuset-cpus", "--cpuset-mems"}
-    | {"--detach-keys", "--device", "--device-cgroup-rule", "--device-read-bps", "--device-read-iops"}
-    | {"--device-write-bps", "--device-write-iops", "--dns", "--dns-option", "--dns-search", "--domainname"}
-    | {"--entrypoint", "--env", "--env-file", "--expose", "--gpus", "--group-add", "--health-cmd"}
-    | {"--health-interval", "--health-retries", "--health-start-period", "--health-timeout", "--hostname"}
-    | {"--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "--label", "--label-file", "--link"}
-    | {"--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "--memory", "--memory-reservation"}
-    | {"--memory-swap", "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias"}
-    | {"--oom-score-adj", "--pid", "--pids-limit", "--platform", "--publish", "--pull", "--restart"}
-    | {"--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt"}
-    | {"--sysctl", "--tmpfs", "--ulimit", "--user", "--userns", "--uts", "--volume", "--volume-driver"}
-    | {"--volumes-from", "--workdir", "--pod", "--secret", "--arch", "--os", "--variant", "--user-data"}
-    | {"-v", "-e", "-p", "-w", "-u", "-l", "-m", "-h", "-a", "-c"}
-)
-
-
-_KUBE_VALUE_OPTIONS = frozenset(
-    {"-n", "--namespace", "--context", "--kubeconfig", "-s", "--server", "--cluster", "--user", "--token"}
-    | {"-l", "--selector", "--as", "--as-group", "--request-timeout", "-c", "--container", "--image", "-f"}
-)
-
-
-_ENV_RUN_VALUE_OPTIONS = frozenset(
-    {"--with", "-w", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group", "-C"}
-    | {"--env-file", "--index", "--index-url", "-n", "--name", "--prefix", "--cwd", "-e", "--env"}
-)
-
-
+CARRIERS = _words(_prog["carriers"])
 # Carriers that carry a command only when one of these words (or a word starting with one of
 # the prefixes) is among their arguments: `npm run build` and `docker ps` skip the walk.
-_CARRIER_TRIGGERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
-    **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), (frozenset({"exec", "x", "dlx"}), ())),
-    **dict.fromkeys(("uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba"), (frozenset({"run"}), ())),
-    **dict.fromkeys(("docker", "podman", "nerdctl"), (frozenset({"run", "exec", "create"}), ())),
-    **dict.fromkeys(("kubectl", "oc"), (frozenset({"exec", "run", "debug"}), ())),
-    **dict.fromkeys(("make", "gmake"), (frozenset(), ("--eval", "-E", "-f", "--file", "--makefile"))),
-    "less": (frozenset(), ("+",)),
+CARRIER_TRIGGERS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    k: (frozenset(v["words"]), tuple(v["prefixes"])) for k, v in _prog["carrier_triggers"].items()
 }
+# Commands whose options are single-dash words (`find -name`): no cluster expansion.
+LONG_SINGLE_DASH = _words(_prog["long_single_dash"])
+URL_TOOLS = _words(_prog["url_tools"])  # operands that look like a host are URLs
+NC = _words(_prog["nc"])
+NC_VALUE_SHORT: str = _prog["nc_value_short"]
+SSH_VALUE_SHORT: str = _prog["ssh_value_short"]
+TMUX_VALUES: dict[str, str] = dict(_prog["tmux_values"])  # subcommand -> its short options taking a value
+TMUX_KEYS: dict[str, str] = dict(_prog["tmux_keys"])  # send-keys names of the keys that type text
+TMUX_KEY = re.compile(_prog["tmux_key_pattern"])  # ... and of those that type none
+PKG_VALUE_OPTIONS = _words(_prog["package_value_options"])
+PARALLEL_VALUE_OPTIONS = _words(_prog["parallel_value_options"])
+DOCKER_VALUE_SHORT: str = _prog["docker_value_short"]
+DOCKER_VALUE_LONG = _words(_prog["docker_value_long"])
+KUBE_VALUE_OPTIONS = _words(_prog["kube_value_options"])
+ENV_RUN_VALUE_OPTIONS = _words(_prog["env_run_value_options"])
 
 
-def _triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field]) -> bool:
+def triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field]) -> bool:
     words, prefixes = trigger
     return any(
         f.text in words or bool(prefixes and f.text.startswith(prefixes)) or f.dynamic for f in argv[1:]
     )
 
 
-def is_python(name: str) -> bool:
-    return bool(_PYTHON.match(name))
+# --- git.json -----------------------------------------------------------------------------
 
+_git = _load("git.json")
+# git settings whose value is a command git runs (through a shell) ...
+GIT_EXEC_KEY = re.compile("(?i)^(?:" + "|".join(_git["exec_keys"]) + ")$")
+# ... and settings that point git at files or hooks we cannot see
+GIT_FILE_KEY = re.compile("(?i)^(?:" + "|".join(_git["file_keys"]) + ")$")
+GIT_VALUE_OPTIONS = _words(_git["value_options"])
 
-# Commands whose options are single-dash words (`find -name`): no cluster expansion.
-_LONG_SINGLE_DASH = frozenset(
-    {"find", "java", "ffmpeg", "ffprobe", "go", "gcc", "g++", "cc", "clang", "clang++"}
-)
+# --- environment.json ---------------------------------------------------------------------
+
+_env = _load("environment.json")
+# Environment variables a program reads as a command line (run through a shell), a file it
+# sources, a library it loads, or options that may load code; ENV only for sh/dash/ksh
+# ("shell_if"), where it names a file sourced at start.
+ENV_KINDS: dict[str, str] = dict(_env["kinds"])
+# the options variables ("options") whose value loads code when it matches
+ENV_LOADS = {k: re.compile(v) for k, v in _env["loads"].items()}
+# Transport commands: `GIT_SSH_COMMAND='ssh -i KEY'` only changes how git reaches its remote.
+SSH_TRANSPORT_VARS = _words(_env["ssh_transport_vars"])
+# Options of ssh that take a value and cannot run anything (-o and -F can: ProxyCommand).
+SSH_SAFE_VALUE = frozenset(_env["ssh_safe_value"])

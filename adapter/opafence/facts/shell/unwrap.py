@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from opafence.facts import paths
 from opafence.facts.shell.model import Field, State
 from opafence.facts.shell.tables import WRAPPERS, WrapSpec
-from opafence.facts.shell.words import _basename
+from opafence.facts.shell.words import basename
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -25,7 +25,7 @@ def unwrap(
     cwd: str | None = None
     xopts: list[Field] | None = None
     while argv and not argv[0].dynamic:
-        name = _basename(argv[0].text)
+        name = basename(argv[0].text)
         spec = WRAPPERS.get(name)
         if spec is None:
             break

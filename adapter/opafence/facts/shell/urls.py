@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts import url
 from opafence.facts.shell.model import Field
-from opafence.facts.shell.tables import _NC, _NC_VALUE_SHORT, _SSH_VALUE_SHORT, _URL_TOOLS
+from opafence.facts.shell.tables import NC, NC_VALUE_SHORT, SSH_VALUE_SHORT, URL_TOOLS
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -18,7 +18,7 @@ def urls(w: Walker, name: str, argv: list[Field], operands: list[str]) -> None:
         if "://" in f.text and not f.dynamic:
             for found in url.find_in_text(f.text, w.col.arg):
                 w.col.add_url(found)
-    if name in _URL_TOOLS:
+    if name in URL_TOOLS:
         for op in operands:
             if "://" not in op and url.looks_like_host(op):
                 fact, _ = url.parse(op, w.col.arg, default_scheme="http")
@@ -43,8 +43,8 @@ def urls(w: Walker, name: str, argv: list[Field], operands: list[str]) -> None:
                 fact, _ = url.remote_target(op, w.col.arg, "ssh")
                 if fact is not None:
                     w.col.add_url(fact)
-    elif name in _NC:
-        positional = positional_operands(w, argv, _NC_VALUE_SHORT)
+    elif name in NC:
+        positional = positional_operands(w, argv, NC_VALUE_SHORT)
         if positional:
             fact, _ = url.remote_target(positional[0], w.col.arg, "tcp")
             if fact is not None:
@@ -83,7 +83,7 @@ def ssh_target(w: Walker, argv: list[Field]) -> str:
             i += 1
             break
         if t.startswith("-") and len(t) > 1:
-            i += 2 if t[-1] in _SSH_VALUE_SHORT and len(t) == 2 else 1
+            i += 2 if t[-1] in SSH_VALUE_SHORT and len(t) == 2 else 1
             continue
         break
     return argv[i].text if i < len(argv) and not argv[i].dynamic else ""

@@ -12,7 +12,7 @@ import tree_sitter
 from opafence.facts.collect import MAX_DEPTH, Collector
 from opafence.facts.shell.commands import emit
 from opafence.facts.shell.expand import fields, substitution
-from opafence.facts.shell.grammar import _ASCII_FOR_PARSER, _parser, gap_check
+from opafence.facts.shell.grammar import ASCII_FOR_PARSER, gap_check, parser
 from opafence.facts.shell.model import MAX_SOURCE, Feed, Field, State, Stdin, Tail
 from opafence.facts.shell.statements import generic, visit, walk_pipeline, walk_sequence
 
@@ -49,7 +49,7 @@ class Walker:
         # non-ASCII byte as a word character, so the parser is given an ASCII copy with each such
         # byte replaced by a letter or digit (same length, same offsets); texts are read from
         # the original bytes.
-        tree = _parser().parse(src.translate(_ASCII_FOR_PARSER))
+        tree = parser().parse(src.translate(ASCII_FOR_PARSER))
         root = tree.root_node
         outer = self.src
         self.src = src

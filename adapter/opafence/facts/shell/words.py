@@ -70,7 +70,7 @@ def decode_ansi_c(body: str) -> str | None:
     return text.split("\x00", 1)[0]
 
 
-def _unescape_unquoted(text: str, out: list[Piece]) -> None:
+def unescape_unquoted(text: str, out: list[Piece]) -> None:
     if "\\" not in text:
         out.append((text, LIT))
         return
@@ -92,13 +92,13 @@ def _unescape_unquoted(text: str, out: list[Piece]) -> None:
         out.append(("".join(buf), LIT))
 
 
-def _unescape_dquoted(text: str) -> str:
+def unescape_dquoted(text: str) -> str:
     if "\\" not in text:
         return text
     return re.sub(r"\\([$`\"\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _brace_expand(chars: list[tuple[str, int]], budget: list[int]) -> list[list[tuple[str, int]]] | None:
+def brace_expand(chars: list[tuple[str, int]], budget: list[int]) -> list[list[tuple[str, int]]] | None:
     """Bash brace expansion over (char, kind) lists; only unquoted braces and commas count."""
     n = len(chars)
     for i in range(n):
@@ -129,14 +129,14 @@ def _brace_expand(chars: list[tuple[str, int]], budget: list[int]) -> list[list[
             inner = "".join(c for c, _ in chars[i + 1 : close])
             seq = _sequence(inner)
             if seq is None:
-                rest = _brace_expand(chars[i + 1 :], budget)
+                rest = brace_expand(chars[i + 1 :], budget)
                 if rest is None:
                     return None
                 return [chars[: i + 1] + r for r in rest]
             alts = [[(c, QUO) for c in item] for item in seq]
         results: list[list[tuple[str, int]]] = []
         for alt in alts:
-            expanded = _brace_expand(prefix + alt + suffix, budget)
+            expanded = brace_expand(prefix + alt + suffix, budget)
             if expanded is None:
                 return None
             results.extend(expanded)
@@ -164,14 +164,14 @@ def _sequence(inner: str) -> list[str] | None:
     return None
 
 
-def _unescape_literal(text: str) -> str:
+def unescape_literal(text: str) -> str:
     return re.sub(r"\\([\\\"'`$])", r"\1", text)
 
 
-_DEFAULT_IFS = re.compile(r"[ \t\n]+")
+DEFAULT_IFS = re.compile(r"[ \t\n]+")
 
 
-def _ifs_splitter(ifs: str) -> re.Pattern[str] | None:
+def ifs_splitter(ifs: str) -> re.Pattern[str] | None:
     """How bash splits expansion results on IFS: runs of IFS white space, or one other IFS
     character with the white space around it; None for an empty IFS (no splitting)."""
     if not ifs:
@@ -185,7 +185,7 @@ def _ifs_splitter(ifs: str) -> re.Pattern[str] | None:
     return re.compile(f"{w}*{o}{w}*|{w}+" if white else o)
 
 
-def _substring(value: str, numbers: list[int]) -> str | None:
+def substring(value: str, numbers: list[int]) -> str | None:
     """bash's ${x:offset[:length]}."""
     offset = numbers[0]
     if offset < 0:
@@ -198,7 +198,7 @@ def _substring(value: str, numbers: list[int]) -> str | None:
     return value[offset:end] if end >= offset else None
 
 
-def _is_flag(text: str) -> bool:
+def is_flag(text: str) -> bool:
     return len(text) > 1 and text.startswith("-")
 
 
@@ -221,13 +221,13 @@ def expand_flags(text: str) -> list[str]:
     return out
 
 
-def _basename(text: str) -> str:
+def basename(text: str) -> str:
     if text.endswith("/"):
         text = text.rstrip("/")
     return text.rpartition("/")[2] or text
 
 
-def _merge(chars: list[tuple[str, int]]) -> list[Piece]:
+def merge_pieces(chars: list[tuple[str, int]]) -> list[Piece]:
     out: list[Piece] = []
     for c, kind in chars:
         if out and out[-1][1] == kind:

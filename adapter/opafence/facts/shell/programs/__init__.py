@@ -27,7 +27,7 @@ from opafence.facts.shell.programs import (
     terminals,
     text,
 )
-from opafence.facts.shell.tables import _BODY_C, _CARRIERS, _OPTION_BODIES, NODES, OTHER_INTERPRETERS, SHELLS
+from opafence.facts.shell.tables import BODY_C, CARRIERS, NODES, OPTION_BODIES, OTHER_INTERPRETERS, SHELLS
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -199,12 +199,12 @@ def _build() -> dict[str, Handler]:
     add(("find",), _find)
     add(("watch",), _watch)
     add(("flock",), _flock)
-    add(_BODY_C, _body_c)
+    add(BODY_C, _body_c)
     add(("awk", "gawk", "mawk", "nawk", "busybox"), _awk)
     add(("sed", "gsed"), _sed)
     add(("git",), _git)
     add(("ssh", "scp", "sftp", "rsync"), _ssh)
-    add(_OPTION_BODIES, _option_bodies)
+    add(OPTION_BODIES, _option_bodies)
     # programs that carry a command in their arguments or options (tables.CARRIERS)
     add(("vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex"), _vim)
     add(("gdb",), _gdb)
@@ -221,7 +221,7 @@ def _build() -> dict[str, Handler]:
     add(("less",), _less)
     add(("xterm", "gnome-terminal", "konsole"), _terminal)
     add(("emacs", "emacsclient"), _emacs)
-    add(_CARRIERS, _env_run)  # uv run, poetry run, conda run, ...
+    add(CARRIERS, _env_run)  # uv run, poetry run, conda run, ...
     return table
 
 

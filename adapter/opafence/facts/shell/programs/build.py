@@ -6,9 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import carried_argv, host_path, option_value
-from opafence.facts.shell.interpreters import _INLINE_CALL, _STRING_LIST, program_from_stdin
+from opafence.facts.shell.interpreters import INLINE_CALL, STRING_LIST, program_from_stdin
 from opafence.facts.shell.model import Feed, Field, State, Stdin
-from opafence.facts.shell.words import _unescape_literal
+from opafence.facts.shell.words import unescape_literal
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -87,8 +87,8 @@ def gdb_command(w: Walker, cmd: Field, st: State) -> None:
         return
     if re.match(r"(?:python|py|pi|python-interactive|source|guile|gu)\b", text):
         w.col.opaque("gdb_exec")
-    for c in _INLINE_CALL.finditer(text):
-        words = [_unescape_literal(w.group(2)) for w in _STRING_LIST.finditer(c.group("args") or "")]
+    for c in INLINE_CALL.finditer(text):
+        words = [unescape_literal(w.group(2)) for w in STRING_LIST.finditer(c.group("args") or "")]
         if words:
             w._body(" ".join(words), st, "shell_c")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import carried_argv, carried_body, host_path
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _DOCKER_VALUE_LONG, _DOCKER_VALUE_SHORT, _KUBE_VALUE_OPTIONS
+from opafence.facts.shell.tables import DOCKER_VALUE_LONG, DOCKER_VALUE_SHORT, KUBE_VALUE_OPTIONS
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -39,8 +39,8 @@ def container(w: Walker, name: str, argv: list[Field], st: State) -> None:
             break
         key, eq, attached = t.partition("=")
         value = Field(attached, f.dynamic) if eq else (argv[i + 1] if i + 1 < n else None)
-        takes = key in _DOCKER_VALUE_LONG or (
-            not key.startswith("--") and len(key) >= 2 and key[-1] in _DOCKER_VALUE_SHORT
+        takes = key in DOCKER_VALUE_LONG or (
+            not key.startswith("--") and len(key) >= 2 and key[-1] in DOCKER_VALUE_SHORT
         )
         if not takes:
             i += 1
@@ -106,7 +106,7 @@ def kube(w: Walker, name: str, argv: list[Field], st: State) -> None:
     i = 1
     n = len(argv)
     while i < n and texts[i].startswith("-"):
-        i += 2 if texts[i] in _KUBE_VALUE_OPTIONS else 1
+        i += 2 if texts[i] in KUBE_VALUE_OPTIONS else 1
     if i >= n or texts[i] not in ("exec", "run", "debug"):
         return
     inside = st.fork()
@@ -120,7 +120,7 @@ def kube(w: Walker, name: str, argv: list[Field], st: State) -> None:
         pod_seen = False
         while k < n:
             if texts[k].startswith("-"):
-                k += 2 if texts[k] in _KUBE_VALUE_OPTIONS or texts[k] in ("-c", "--container") else 1
+                k += 2 if texts[k] in KUBE_VALUE_OPTIONS or texts[k] in ("-c", "--container") else 1
                 continue
             if not pod_seen:
                 pod_seen = True

@@ -8,9 +8,9 @@ import re
 from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import carried_argv, option_value
-from opafence.facts.shell.interpreters import _INLINE_CALL, _STRING_LIST
+from opafence.facts.shell.interpreters import INLINE_CALL, STRING_LIST
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.words import _unescape_literal
+from opafence.facts.shell.words import unescape_literal
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -73,8 +73,8 @@ def vim_command(w: Walker, cmd: Field, st: State) -> None:
         return
     if _VIM_SCRIPT.search(cmd.text):
         w.col.opaque("vim_exec")
-    for c in _INLINE_CALL.finditer(cmd.text):
-        words = [_unescape_literal(w.group(2)) for w in _STRING_LIST.finditer(c.group("args") or "")]
+    for c in INLINE_CALL.finditer(cmd.text):
+        words = [unescape_literal(w.group(2)) for w in STRING_LIST.finditer(c.group("args") or "")]
         if words:
             w._body(" ".join(words), st, "shell_c")
 
@@ -103,10 +103,10 @@ def emacs(w: Walker, argv: list[Field], st: State) -> None:
             if value.dynamic:
                 break
             for m in _EMACS_SHELL.finditer(value.text):
-                w._body(_unescape_literal(m.group(1)), st, "shell_c")
+                w._body(unescape_literal(m.group(1)), st, "shell_c")
             for m in _EMACS_PROCESS.finditer(value.text):
                 words = [
-                    _unescape_literal(w.group(1))
+                    unescape_literal(w.group(1))
                     for w in re.finditer(r'"((?:\\.|[^"\\])*)"', m.group(1) or m.group(2) or "")
                 ]
                 carried_argv(w, [Field(w) for w in words], st, "emacs")

@@ -10,33 +10,19 @@ from typing import TYPE_CHECKING
 from opafence.facts import paths
 from opafence.facts.shell.carry import carried_argv, git_words_body, option_bodies
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _GIT_VALUE_OPTIONS, _OPTION_BODIES
+from opafence.facts.shell.tables import GIT_EXEC_KEY, GIT_FILE_KEY, GIT_VALUE_OPTIONS, OPTION_BODIES
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
 
 
-# git settings whose value is a command git runs (through a shell) ...
-_GIT_EXEC_KEY = re.compile(
-    r"(?i)^(?:core\.(?:pager|editor|sshcommand|askpass|fsmonitor|gitproxy)|pager\.[^=]+|sequence\.editor"
-    r"|diff\.external|diff\.[^=]+\.(?:command|textconv)|merge\.[^=]+\.driver"
-    r"|filter\.[^=]+\.(?:clean|smudge|process)|credential(?:\.[^=]+)?\.helper|gpg(?:\.[^=]+)?\.program"
-    r"|sendemail\.(?:smtpserver|tocmd|cccmd)|uploadpack\.packobjectshook|web\.browser"
-    r"|(?:browser|difftool|mergetool|man)\.[^=]+\.(?:cmd|path)|alias\.[^=]+)$"
-)
-
-
-# ... and settings that point git at files or hooks we cannot see
-_GIT_FILE_KEY = re.compile(r"(?i)^(?:core\.hookspath|init\.templatedir|include\.path|includeif\..+\.path)$")
-
-
 def git_setting(w: Walker, key: str, value: str | None, st: State) -> None:
     """A git setting given on the command line, in the environment or by `git config`:
     a command it names is parsed; a hook directory or included file is opaque."""
-    if _GIT_FILE_KEY.match(key):
+    if GIT_FILE_KEY.match(key):
         w.col.opaque("git_config_exec")
         return
-    if not _GIT_EXEC_KEY.match(key):
+    if not GIT_EXEC_KEY.match(key):
         return
     if value is None:
         w.col.opaque("shell_dynamic_body")
@@ -77,7 +63,7 @@ def git(w: Walker, argv: list[Field], st: State) -> None:
             git_setting(w, key, st.vars.get(var) if var in st.vars else None, st)
             i += 1
             continue
-        if t in _GIT_VALUE_OPTIONS:
+        if t in GIT_VALUE_OPTIONS:
             i += 2
             continue
         if t.startswith("--exec-path="):
@@ -108,14 +94,14 @@ def git(w: Walker, argv: list[Field], st: State) -> None:
             git_words_body(w, rest[k:], st)
     elif sub == "bisect" and rest and rest[0].text == "run":
         carried_argv(w, rest[1:], st, "git")
-    elif "git " + sub in _OPTION_BODIES:
+    elif "git " + sub in OPTION_BODIES:
         option_bodies(w, "git " + sub, [argv[sub_i], *rest], st)
 
 
 def git_kv(w: Walker, kv: Field, st: State) -> None:
     if kv.dynamic:
         key = kv.text.partition("=")[0]
-        if _GIT_EXEC_KEY.match(key) or _GIT_FILE_KEY.match(key) or not re.fullmatch(r"[\w.-]+", key):
+        if GIT_EXEC_KEY.match(key) or GIT_FILE_KEY.match(key) or not re.fullmatch(r"[\w.-]+", key):
             w.col.opaque("git_config_exec")
         return
     key, eq, value = kv.text.partition("=")

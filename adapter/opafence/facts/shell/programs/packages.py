@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import carried_argv, carried_body, git_words_body, option_value
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _ENV_RUN_VALUE_OPTIONS, _PKG_VALUE_OPTIONS
+from opafence.facts.shell.tables import ENV_RUN_VALUE_OPTIONS, PKG_VALUE_OPTIONS
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -21,7 +21,7 @@ def package_exec(w: Walker, name: str, argv: list[Field], st: State) -> None:
     if name not in ("npx", "pnpx", "bunx"):
         while i < n and argv[i].text.startswith("-"):
             shell_mode = shell_mode or (name == "pnpm" and argv[i].text in ("-c", "--shell-mode"))
-            i += 2 if argv[i].text in _PKG_VALUE_OPTIONS else 1
+            i += 2 if argv[i].text in PKG_VALUE_OPTIONS else 1
         if i >= n or argv[i].text not in ("exec", "x", "dlx"):
             return
         if name == "bun" and argv[i].text == "exec":
@@ -41,7 +41,7 @@ def package_exec(w: Walker, name: str, argv: list[Field], st: State) -> None:
             if value is not None:
                 carried_body(w, value, st)
             return
-        i += 2 if t in _PKG_VALUE_OPTIONS else 1
+        i += 2 if t in PKG_VALUE_OPTIONS else 1
     rest = argv[i:]
     if shell_mode and rest:
         git_words_body(w, rest, st)
@@ -54,7 +54,7 @@ def env_run(w: Walker, name: str, argv: list[Field], st: State) -> None:
     i = 1
     n = len(argv)
     while i < n and argv[i].text.startswith("-"):
-        i += 2 if argv[i].text in _ENV_RUN_VALUE_OPTIONS else 1
+        i += 2 if argv[i].text in ENV_RUN_VALUE_OPTIONS else 1
     if i >= n or argv[i].text != "run":
         return
     i += 1
@@ -62,5 +62,5 @@ def env_run(w: Walker, name: str, argv: list[Field], st: State) -> None:
         if argv[i].text == "--":
             i += 1
             break
-        i += 2 if argv[i].text in _ENV_RUN_VALUE_OPTIONS else 1
+        i += 2 if argv[i].text in ENV_RUN_VALUE_OPTIONS else 1
     carried_argv(w, argv[i:], st, name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import option_bodies, option_value
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _OPTION_BODIES, _SSH_VALUE_SHORT
+from opafence.facts.shell.tables import OPTION_BODIES, SSH_VALUE_SHORT
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -29,13 +29,13 @@ def ssh(w: Walker, name: str, argv: list[Field], st: State) -> None:
         if took and value is not None:
             ssh_option(w, value, st)
         if t.startswith("-") and len(t) > 1:
-            i += took or (2 if name == "ssh" and len(t) == 2 and t[1] in _SSH_VALUE_SHORT else 1)
+            i += took or (2 if name == "ssh" and len(t) == 2 and t[1] in SSH_VALUE_SHORT else 1)
             continue
         if name != "ssh":
             i += 1
             continue
         break
-    if name in _OPTION_BODIES:
+    if name in OPTION_BODIES:
         option_bodies(w, name, argv, st)
     if name == "ssh" and i + 1 < n:
         # ssh HOST CMD ARGS...: the words, joined by spaces, run in the remote user's shell
@@ -46,7 +46,7 @@ def ssh(w: Walker, name: str, argv: list[Field], st: State) -> None:
                 k += 1
                 break
             t = argv[k].text
-            k += 2 if len(t) == 2 and t[1] in _SSH_VALUE_SHORT else 1
+            k += 2 if len(t) == 2 and t[1] in SSH_VALUE_SHORT else 1
         words = argv[k:]
         if not words:
             return

@@ -12,7 +12,7 @@ from opafence.facts.collect import MAX_DEPTH
 from opafence.facts.shell.carry import carried_argv, carried_body
 from opafence.facts.shell.interpreters import program_from_stdin
 from opafence.facts.shell.model import Feed, Field, State, Stdin
-from opafence.facts.shell.tables import _BODY_C, _OPTION_BODIES, _PARALLEL_VALUE_OPTIONS
+from opafence.facts.shell.tables import BODY_C, OPTION_BODIES, PARALLEL_VALUE_OPTIONS
 from opafence.facts.shell.xargs import xargs
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def watch(w: Walker, argv: list[Field], st: State) -> None:
 
 
 def body_c(w: Walker, name: str, argv: list[Field], st: State) -> None:
-    flag = _BODY_C[name]
+    flag = BODY_C[name]
     user_at = -1
     for i, f in enumerate(argv[1:], start=1):
         if f.text in ("-u", "--user") and name == "runuser":
@@ -85,7 +85,7 @@ def hyperfine(w: Walker, argv: list[Field], st: State) -> None:
     takes |= {"--max-runs": 1, "-n": 1, "--command-name": 1, "-L": 2, "--parameter-list": 2, "-P": 3}
     takes |= {"--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-S": 1, "--shell": 1}
     takes |= {"-u": 1, "--time-unit": 1, "--style": 1, "--output": 1, "--sort": 1}
-    takes |= dict.fromkeys(_OPTION_BODIES["hyperfine"], 1)
+    takes |= dict.fromkeys(OPTION_BODIES["hyperfine"], 1)
     i = 1
     while i < len(argv):
         t = argv[i].text
@@ -107,7 +107,7 @@ def parallel(w: Walker, argv: list[Field], st: State, feed: Feed, stdin: Stdin |
         t = argv[i].text
         if t in ("-a", "--arg-file") and i + 1 < n:
             xargs(w, [argv[i], argv[i + 1]], [], feed, stdin, st)
-        i += 2 if t in _PARALLEL_VALUE_OPTIONS else 1
+        i += 2 if t in PARALLEL_VALUE_OPTIONS else 1
     words = argv[i:]
     seps = [k for k, f in enumerate(words) if f.text in (":::", "::::", ":::+", "::::+")]
     template = words[: seps[0]] if seps else words

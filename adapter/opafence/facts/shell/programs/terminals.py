@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts.shell.carry import carried_argv, carried_body
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.tables import _TMUX_KEY, _TMUX_KEYS, _TMUX_VALUES
+from opafence.facts.shell.tables import TMUX_KEY, TMUX_KEYS, TMUX_VALUES
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -83,7 +83,7 @@ def tmux(w: Walker, argv: list[Field], st: State) -> None:
 
 def tmux_command(w: Walker, words: list[Field], st: State) -> None:
     sub = words[0].text
-    values = _TMUX_VALUES.get(sub)
+    values = TMUX_VALUES.get(sub)
     if values is None:
         return
     literal = False
@@ -105,7 +105,7 @@ def tmux_command(w: Walker, words: list[Field], st: State) -> None:
             w.col.opaque("shell_dynamic_body")
             return
         parts = [
-            f.text if literal else _TMUX_KEYS.get(f.text, "" if _TMUX_KEY.fullmatch(f.text) else f.text)
+            f.text if literal else TMUX_KEYS.get(f.text, "" if TMUX_KEY.fullmatch(f.text) else f.text)
             for f in rest
         ]
         typed(w, Field("".join(parts)), st)

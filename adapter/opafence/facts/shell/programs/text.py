@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from opafence.facts.shell.interpreters import _INLINE_SOCKET
+from opafence.facts.shell.interpreters import INLINE_SOCKET
 from opafence.facts.shell.model import Field, State
-from opafence.facts.shell.words import _unescape_literal
+from opafence.facts.shell.words import unescape_literal
 
 if TYPE_CHECKING:
     from opafence.facts.shell.walker import Walker
@@ -27,8 +27,8 @@ def awk(w: Walker, argv: list[Field], st: State) -> None:
             for m in _AWK_COMMAND.finditer(t):
                 body = m.group(1) or m.group(2) or m.group(3) or ""
                 if body:
-                    w._body(_unescape_literal(body), st, "shell_c")
-            if _INLINE_SOCKET.search(t):
+                    w._body(unescape_literal(body), st, "shell_c")
+            if INLINE_SOCKET.search(t):
                 w.col.opaque("inline_socket_exec")
             return
 
