@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.audit_verify import verify_trail
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
 from opafence.budget.estimate import estimate
 from opafence.budget.ledger import Hold, Ledger
 from opafence.budget.prices import PriceTable

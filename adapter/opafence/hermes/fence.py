@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opafence import audit_targets
-from opafence.audit import AuditError, AuditLog, arg_digests
+from opafence.audit import redaction as audit_targets
+from opafence.audit.trail import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
