@@ -174,18 +174,15 @@ def test_wheel_carries_code_rego_schemas_and_data(installed: Installed) -> None:
         for p in (REPO / "adapter" / "opafence").rglob("*.py")
     }
     assert modules <= names, sorted(modules - names)
-    shell_tables = [
-        f"opafence/facts/shell/data/{p.name}"
-        for p in (REPO / "adapter/opafence/facts/shell/data").glob("*.json")
-    ]
-    assert shell_tables
-    for data in (
-        "opafence/py.typed",
-        "opafence/hermes/plugin.yaml",
-        "opafence/budget/prices.json",
-        *shell_tables,
-    ):
+    for data in ("opafence/py.typed", "opafence/hermes/plugin.yaml", "opafence/budget/prices.json"):
         assert data in names
+    for family in ("code", "shell"):
+        tables = {
+            f"opafence/{p.relative_to(REPO / 'adapter' / 'opafence')}"
+            for p in (REPO / "adapter" / "opafence" / "facts" / family / "data").glob("*.json")
+        }
+        assert tables, f"the {family} analysis' tables are missing from the checkout"
+        assert tables <= names, sorted(tables - names)
     assert not any(n.endswith("_test.rego") for n in names)
     print(f"\nwheel {installed.wheel().name}: {len(names)} files")
 
