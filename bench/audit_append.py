@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from opafence.audit import AuditLog
-from opafence.audit_verify import verify_trail
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
 from opafence.budget.ledger import Hold, Ledger
 
 ARGS: list[dict[str, Any]] = [

@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--config", help="with --line: the config file")
     f.set_defaults(func=cmd_facts)
 
-    from opafence.audit_cmd import add_parser as add_audit_parser
+    from opafence.audit.subcommand import add_parser as add_audit_parser
 
     add_audit_parser(sub)
     from opafence.log_cmd import add_parser as add_log_parser

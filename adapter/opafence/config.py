@@ -325,7 +325,7 @@ class AuditConfig(Strict):
     """What the trail keeps of a call's targets, and the optional forwarding of its signed head
     to an organization's collector."""
 
-    # redacted: command name and first word, paths, recipient domains, URL hosts (audit_targets.py);
+    # redacted: command name and first word, paths, recipient domains, URL hosts (audit/redaction.py);
     # none: argument hashes only; full: the command line, addresses and URLs as given.
     targets: Literal["redacted", "none", "full"] = "redacted"
     forward_url: str | None = None

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from opafence.audit import AuditLog
+from opafence.audit.trail import AuditLog
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.errors import BridgeError
 from opafence.host import Host

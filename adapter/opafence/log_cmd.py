@@ -19,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from opafence.audit_report import entries_since, parse_since
-from opafence.audit_targets import one_line
+from opafence.audit.redaction import one_line
+from opafence.audit.report import entries_since, parse_since
 from opafence.paths import state_dir
 from opafence.printable import lockdown_status, printable
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from opafence.audit_verify import verify_trail
+from opafence.audit.verify import verify_trail
 from opafence.budget.delegation import DelegationWindows
 from opafence.budget.ledger import Hold, Ledger
 from opafence.budget.spend import SpendGuard

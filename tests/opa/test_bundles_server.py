@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from opafence.audit import AuditLog, verify_chain
+from opafence.audit.trail import AuditLog, verify_chain
 from opafence.bundle import build as build_own
 from opafence.config import Config
 from opafence.doctor import run_doctor

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from opafence.audit import AuditLog
+from opafence.audit.trail import AuditLog
 from opafence.budget.ledger import Hold, LedgerUnavailable
 from opafence.budget.ledger_pg import PgLedger, UnavailableLedger, open_ledger, parse_dsn, read_dsn
 from opafence.budget.spend import CallInfo, SpendGuard

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from opafence.audit import AuditLog
+from opafence.audit.trail import AuditLog
 from opafence.budget.ledger import Ledger
 from opafence.budget.spend import CallInfo, SpendGuard
 from opafence.cli import main

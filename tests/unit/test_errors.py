@@ -11,8 +11,8 @@ from opafence.errors import BridgeError, OpafenceError
 
 # Known at the time of writing, so the walk below cannot pass by finding nothing.
 KNOWN = {
-    "opafence.audit.AuditError",
-    "opafence.audit_keys.AuditKeyError",
+    "opafence.audit.trail.AuditError",
+    "opafence.audit.keys.AuditKeyError",
     "opafence.budget.ledger.LedgerError",
     "opafence.budget.ledger.LedgerUnavailable",
     "opafence.budget.prices.PriceTableError",

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from opafence.audit import AuditError, AuditLog
+from opafence.audit.trail import AuditError, AuditLog
 from opafence.budget.estimate import Estimate, estimate, usage_of
 from opafence.budget.ledger import Figures, Hold, Ledger, LedgerError, LedgerUnavailable
 from opafence.budget.prices import Price, PriceTable

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from opafence.audit import canonical
+from opafence.audit.trail import canonical
 from opafence.bundle import org_roots_problem
 from opafence.errors import BridgeError
 from opafence.opa.bundles import BundleSpec

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from opafence.audit import head_path
+from opafence.audit.trail import head_path
 
 log = logging.getLogger("opafence.audit")
 

@@ -19,7 +19,8 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from opafence.audit import (
+from opafence.audit.keys import KEY_DIR, AuditKeyError, key_id, load_public_key, signature_ok
+from opafence.audit.trail import (
     GENESIS,
     AuditError,
     Head,
@@ -29,7 +30,6 @@ from opafence.audit import (
     read_chain_marker,
     segments,
 )
-from opafence.audit_keys import KEY_DIR, AuditKeyError, key_id, load_public_key, signature_ok
 
 
 @dataclass(frozen=True)

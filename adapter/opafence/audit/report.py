@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from opafence.audit import _last_line, segments
+from opafence.audit.trail import _last_line, segments
 from opafence.budget.ledger import Figures
 from opafence.config import BudgetsConfig
 from opafence.printable import lockdown_status, printable

@@ -12,12 +12,12 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from opafence.audit import AuditError
-from opafence.audit_forward import HeadForwarder
+from opafence.audit.forward import HeadForwarder
+from opafence.audit.trail import AuditError
 from opafence.budget.delegation import DelegationWindows, launches_of
 from opafence.budget.ledger_pg import open_ledger
-from opafence.budget.shapes import stop_response
 from opafence.budget.spend import CallInfo, Plan, SpendGuard
+from opafence.hermes.llm_shapes import stop_response
 
 if TYPE_CHECKING:
     from opafence.hermes.fence import Fence

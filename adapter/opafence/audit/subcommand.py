@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from opafence.audit import AuditError, AuditLog, line_hash, segments
-from opafence.audit_keys import signature_ok
-from opafence.audit_report import entries_since, parse_since, render_summary, spend_lines, summarize
-from opafence.audit_verify import public_keys, verify_trail
+from opafence.audit.keys import signature_ok
+from opafence.audit.report import entries_since, parse_since, render_summary, spend_lines, summarize
+from opafence.audit.trail import AuditError, AuditLog, line_hash, segments
+from opafence.audit.verify import public_keys, verify_trail
 from opafence.budget.ledger import Ledger, LedgerError, today
 from opafence.budget.ledger_pg import open_ledger
 from opafence.config import load_config

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from opafence.audit_keys import AuditKeyError, AuditKeys, keys_for, signature_ok
+from opafence.audit.keys import AuditKeyError, AuditKeys, keys_for, signature_ok
 from opafence.errors import OpafenceError
 from opafence.paths import write_all, write_private_file
 
@@ -543,6 +543,6 @@ def _first_line(path: Path) -> str | None:
 def verify_chain(paths: list[Path]) -> list[str]:
     """Problems found walking the given segments oldest first (empty when the chain holds):
     content, signatures, sequence and links. `opafence audit verify` also checks the head."""
-    from opafence.audit_verify import verify_segments
+    from opafence.audit.verify import verify_segments
 
     return [str(f) for f in verify_segments(paths).problems]
