@@ -16,7 +16,7 @@ KNOWN = {
     "opafence.budget.ledger.LedgerError",
     "opafence.budget.ledger.LedgerUnavailable",
     "opafence.budget.prices.PriceTableError",
-    "opafence.bundle.BundleError",
+    "opafence.opa.own_bundle.BundleError",
     "opafence.config.ConfigError",
     "opafence.errors.BridgeError",
     "opafence.hermes.store.NewerRecordError",

@@ -1,11 +1,11 @@
 """opafence's own bundle, and reading any bundle's manifest.
 
-`python -m opafence.bundle build --out dist/opafence-bundle.tar.gz [--signing-key KEY.pem]`
+`python -m opafence.opa.own_bundle build --out dist/opafence-bundle.tar.gz [--signing-key KEY.pem]`
 stages our Rego (tests left out) with the manifest of `bundles/opafence/.manifest` and runs
 `opa build` on it: optimized (`--optimize=1`, entrypoint `opafence/decision`) and, when a
 signing key is given, signed (RS/PS/ES; OPA verifies them, Ed25519 is not among them).
 
-`python -m opafence.bundle inspect PATH` prints a bundle's manifest and whether it is signed.
+`python -m opafence.opa.own_bundle inspect PATH` prints a bundle's manifest and whether it is signed.
 
 Manifest reading never raises anything but BundleError, whose message says what is wrong."""
 
@@ -243,7 +243,9 @@ def fresh_packaged_bundle() -> Path | None:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m opafence.bundle", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m opafence.opa.own_bundle", description=__doc__.split("\n\n")[0]
+    )
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build opafence's own bundle with opa build")
     b.add_argument("--out", type=Path, default=DEFAULT_OUT)
