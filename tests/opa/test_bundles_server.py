@@ -20,8 +20,8 @@ from opafence.errors import BridgeError
 from opafence.inputs import decision_input
 from opafence.opa.bridge import DECISION_PATH, Bridge
 from opafence.opa.own_bundle import build as build_own
-from opafence.paths import ensure_private_dir, state_dir
 from opafence.session import SessionFacts
+from opafence.state_files import ensure_private_dir, state_dir
 
 from .bundle_support import (
     ATTENDED,

@@ -25,7 +25,7 @@ from opafence.errors import BridgeError
 from opafence.opa.bundles import BundleSpec
 from opafence.opa.client import Transport
 from opafence.opa.own_bundle import org_roots_problem
-from opafence.paths import write_private_file
+from opafence.state_files import write_private_file
 
 log = logging.getLogger("opafence.bundles")
 
