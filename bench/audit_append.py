@@ -22,7 +22,7 @@ from typing import Any
 
 from opafence.audit.trail import AuditLog
 from opafence.audit.verify import verify_trail
-from opafence.budget.ledger import Hold, Ledger
+from opafence.budget.spend_ledger import Hold, Ledger
 
 ARGS: list[dict[str, Any]] = [
     {"path": "src/app/main.py"},

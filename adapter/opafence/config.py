@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opafence.errors import OpafenceError
-from opafence.paths import state_dir
+from opafence.state_files import state_dir
 
 # A host id prefixes task keys (`<id>:<session>`) and names data.hosts[<id>] on a shared OPA.
 HOST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}"

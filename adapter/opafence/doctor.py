@@ -18,9 +18,9 @@ from opafence.opa.binary import resolve
 from opafence.opa.bridge import Bridge
 from opafence.opa.bundle_status import STATUS_FILE, BundleState, read_status_file
 from opafence.opa.bundles import MASK_DECISION
-from opafence.paths import state_dir
 from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
+from opafence.state_files import state_dir
 
 
 def _line(ok: bool, what: str, detail: str) -> None:

@@ -21,8 +21,8 @@ from typing import Any
 
 from opafence.audit.redaction import one_line
 from opafence.audit.report import entries_since, parse_since
-from opafence.paths import state_dir
 from opafence.printable import lockdown_status, printable
+from opafence.state_files import state_dir
 
 SHOWN = ("decision", "lockdown", "approval")
 FOLLOW_POLL_S = 0.5

@@ -19,8 +19,8 @@ from typing import Any
 
 from opafence.audit.trail import AuditLog
 from opafence.audit.verify import verify_trail
-from opafence.budget.ledger import Ledger
 from opafence.budget.spend import CallInfo, SpendGuard
+from opafence.budget.spend_ledger import Ledger
 from opafence.config import Config
 from opafence.opa.bridge import Bridge
 
@@ -114,7 +114,7 @@ WORKER = textwrap.dedent(
     sys.path.insert(0, sys.argv[4])
     from test_budget_concurrency import BUDGETS, run_calls
     from opafence.audit.trail import AuditLog
-    from opafence.budget.ledger import Ledger
+    from opafence.budget.spend_ledger import Ledger
     from opafence.budget.spend import SpendGuard
     from opafence.config import Config
     from opafence.opa.bridge import Bridge

@@ -13,10 +13,10 @@ from opafence.errors import BridgeError, OpafenceError
 KNOWN = {
     "opafence.audit.trail.AuditError",
     "opafence.audit.keys.AuditKeyError",
-    "opafence.budget.ledger.LedgerError",
-    "opafence.budget.ledger.LedgerUnavailable",
+    "opafence.budget.spend_ledger.LedgerError",
+    "opafence.budget.spend_ledger.LedgerUnavailable",
     "opafence.budget.prices.PriceTableError",
-    "opafence.bundle.BundleError",
+    "opafence.opa.own_bundle.BundleError",
     "opafence.config.ConfigError",
     "opafence.errors.BridgeError",
     "opafence.hermes.store.NewerRecordError",

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from opafence.errors import OpafenceError
-from opafence.paths import ensure_private_dir
+from opafence.state_files import ensure_private_dir
 
 KEY_DIR = "keys"
 SIGNING_KEY = "audit-ed25519.pem"

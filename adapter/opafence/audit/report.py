@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from opafence.audit.trail import _last_line, segments
-from opafence.budget.ledger import Figures
+from opafence.budget.spend_ledger import Figures
 from opafence.config import BudgetsConfig
 from opafence.printable import lockdown_status, printable
 

@@ -21,10 +21,10 @@ from opafence.audit.keys import signature_ok
 from opafence.audit.report import entries_since, parse_since, render_summary, spend_lines, summarize
 from opafence.audit.trail import AuditError, AuditLog, line_hash, segments
 from opafence.audit.verify import public_keys, verify_trail
-from opafence.budget.ledger import Ledger, LedgerError, today
-from opafence.budget.ledger_pg import open_ledger
+from opafence.budget.spend_ledger import Ledger, LedgerError, today
+from opafence.budget.spend_ledger_pg import open_ledger
 from opafence.config import load_config
-from opafence.paths import state_dir
+from opafence.state_files import state_dir
 
 
 def _state(args: argparse.Namespace) -> Path:

@@ -31,7 +31,7 @@ from typing import Any
 
 from opafence.audit.keys import AuditKeyError, AuditKeys, keys_for, signature_ok
 from opafence.errors import OpafenceError
-from opafence.paths import write_all, write_private_file
+from opafence.state_files import write_all, write_private_file
 
 GENESIS = "0" * 64
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
@@ -71,7 +71,7 @@ def arg_digests(args: Mapping[str, Any], keys: AuditKeys | None = None) -> dict[
     reader of the log cannot confirm a guessed value. Without `keys`, the keys of the current
     HERMES_HOME's state directory are used (created on first use)."""
     if keys is None:
-        from opafence.paths import state_dir
+        from opafence.state_files import state_dir
 
         keys = keys_for(state_dir())
     out: dict[str, dict[str, Any]] = {}

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from opafence.audit.forward import HeadForwarder
 from opafence.audit.trail import AuditError
-from opafence.budget.delegation import DelegationWindows, launches_of
-from opafence.budget.ledger_pg import open_ledger
+from opafence.budget.launches import DelegationWindows, launches_of
 from opafence.budget.spend import CallInfo, Plan, SpendGuard
+from opafence.budget.spend_ledger_pg import open_ledger
 from opafence.hermes.llm_shapes import stop_response
 
 if TYPE_CHECKING:

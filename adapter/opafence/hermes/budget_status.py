@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from opafence.audit.report import entries_since, parse_since, render_summary, spend_lines, summarize
-from opafence.budget.ledger import LedgerError
+from opafence.budget.spend_ledger import LedgerError
 
 if TYPE_CHECKING:
     from opafence.hermes.fence import Fence

@@ -33,13 +33,13 @@ from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input, protected_files
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
-from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
 from opafence.provenance.record import await_result, settle_result
 from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret, result_holds_secret
+from opafence.state_files import ensure_private_dir, hermes_home, state_dir
 
 if TYPE_CHECKING:
     from opafence.hermes.budget_hooks import BudgetHooks

@@ -32,7 +32,7 @@ from opafence.intent import rules, services
 from opafence.intent import text as tx
 from opafence.intent.commands import parse_literal
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
-from opafence.intent.paths import canonical, refused
+from opafence.intent.owner_paths import canonical, refused
 from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
 
 _TOOL_GLOB = re.compile(r"^mcp__([a-z0-9][a-z0-9_-]*?)__(\*|[a-z0-9][a-z0-9_-]*)$")

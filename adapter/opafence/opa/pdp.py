@@ -36,8 +36,8 @@ from opafence.opa.binary import OpaBinary, file_sha256
 from opafence.opa.pdp_client import PdpClient
 from opafence.opa.pdp_process import PdpProcess
 from opafence.opa.server import _built_revision, bundle_status, opa_config
-from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
 from opafence.rego_files import stage_bundle
+from opafence.state_files import ensure_private_dir, runtime_dir, write_private_file
 
 log = logging.getLogger("opafence.pdp")
 

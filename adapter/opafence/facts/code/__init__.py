@@ -27,6 +27,12 @@ sent over the network becomes a `secrets` entry of kind `environment`.
 Anything that can reach names the reader cannot see (`eval`, `exec`, `compile`, `getattr`/
 `__import__` with a computed name, `globals()[...]`, dunder escape hatches, ctypes, unpickling)
 makes the code opaque.
+
+The package: `walk.py` makes the one pass over the tree; `analyzer.py` holds a reading's state
+and sends each call, by the kinds its dotted name has (`kinds.py`), to the handlers of its
+family (`processes.py`, `files.py`, `network.py`, `hermes.py`, `callables.py`, `dynamic.py`);
+`names.py`, `values.py` and `origins.py` answer what a name is, what a value is and where it
+comes from; `tables.py` loads the per-library tables from `data/*.json`.
 """
 
 from __future__ import annotations

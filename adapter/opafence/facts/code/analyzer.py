@@ -4,9 +4,21 @@ indirect references, subscripts, literals), each call sent to its family's handl
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from opafence.facts import paths, url
-from opafence.facts.code import callables, files, hermes, names, network, origins, processes, values, walk
+from opafence.facts.code import (
+    callables,
+    dynamic,
+    files,
+    hermes,
+    names,
+    network,
+    origins,
+    processes,
+    values,
+    walk,
+)
 from opafence.facts.code.kinds import (
     K_CASE,
     K_CTYPES,
@@ -26,7 +38,6 @@ from opafence.facts.code.kinds import (
     K_RUNNER,
     K_RUNPY,
     K_SH,
-    K_SMTP,
     K_STDIN,
     K_WRITE,
     is_runner,
@@ -34,18 +45,13 @@ from opafence.facts.code.kinds import (
 )
 from opafence.facts.code.model import (
     DECODED,
-    ENV_ALL,
-    ENV_SECRET,
     FOLLOW,
     MAX_ALTERNATIVES,
     MAX_CALLS,
     MAX_CODE,
     MAX_SYNTHETIC,
-    SOCKET,
     Binding,
-    call_arg,
 )
-from opafence.facts.code.tables import GETATTR
 from opafence.facts.collect import MAX_DEPTH, Collector
 
 
@@ -192,95 +198,9 @@ class Analyzer:
         kind = kind_of(name)
         if not kind:
             return
-        low = name.lower()
-        args = node.args
-        if kind & K_EVAL:
-            self.col.opaque("code_eval")
-            source = call_arg(node, 0, "source", "object", "code")
-            if source is not None:
-                origins.run_origin(self, origins.of(self, source))
-                v = values.value(self, source)
-                if (
-                    v is not None
-                    and v.text is not None
-                    and name not in ("types.FunctionType", "types.CodeType")
-                ):
-                    self.nested(v.text)
-        elif kind & K_GETATTR:
-            if len(args) >= 2:
-                if values.const_str(self, args[1]) is None:
-                    self.col.opaque("code_dynamic_getattr")
-                    origins.run_origin(self, origins.of(self, args[1]) & DECODED)
-                if id(node) not in self.called and name in GETATTR:
-                    # getattr(os, 'system') handed on instead of called
-                    resolved = names.dotted(self, node)
-                    if resolved is not None and is_runner(resolved):
-                        self.pending.append(node)
-        elif kind & K_IMPORT:
-            mod = values.const_str(self, args[0]) if args else None
-            if mod is None:
-                self.col.opaque("code_dynamic_import")
-                if args:
-                    origins.run_origin(self, origins.of(self, args[0]) & DECODED)
-            else:
-                names.note_import(self, mod)
-        if kind & K_DESERIALIZE:
-            self.col.opaque("code_deserialize")
-            data = args[0] if args else None
-            if data is not None:
-                bits = origins.of(self, data)
-                if type(data) is ast.Constant or values.const_str(self, data) is not None:
-                    bits |= DECODED  # an encoded program written into the code
-                origins.run_origin(self, bits)
-        elif kind & K_PARTIAL and args:
-            self.partial_of[id(args[0])] = node
-        if kind & K_CASE:
-            self.col.opaque("code_case_variant")
-        if kind & K_NAMESPACE:
-            self.col.opaque("code_dynamic_namespace")
-        # commands
-        if kind & K_RUNNER:
-            self.spawns = True
-            if any(type(a) is ast.Starred for a in args) or any(k.arg is None for k in node.keywords):
-                # subprocess.run(**opts), os.system(*cmd): arguments we cannot see
-                self.col.opaque("code_dynamic_command")
-            processes.stream_keywords(self, node)
-            processes.runner(self, low, node)
-        elif kind & K_CTYPES:
-            self.spawns = True
-            processes.command_arg(self, call_arg(node, 0, "command"))
-        elif kind & K_RUNPY:
-            processes.runpy_call(self, name, node)
-        elif kind & K_LOOP:
-            processes.loop_subprocess(self, name, node)
-        elif kind & K_SH:
-            if "sh" in self.facts["imports"]:
-                processes.sh_module(self, name, node)
-        elif kind & K_DUP2:
-            if args and origins.of(self, args[0]) & SOCKET:
-                self.socket_streams = True
-        elif kind & K_STDIN:
-            processes.stdin_write(self, name, node)
-        if kind & K_WRITE and type(node.func) is ast.Attribute and args:
-            files.file_write(self, node.func.value, args[0])
-        if (
-            kind & K_REVEAL
-            and self.env_used
-            and any(origins.of(self, a) & (ENV_ALL | ENV_SECRET) for a in args)
-        ):
-            origins.environment_read(self)
-        if kind & K_FILE:
-            files.file_call(self, name, node)
-        if kind & K_HERMES:
-            hermes.tool_call(self, name.split(".", 1)[1], node)
-        if kind & K_NETWORK:
-            network.target(self, name, node)
-            if self.env_used and self.facts["network"] and not self.egress_env:
-                network.env_sent(self, name, node)
-            if kind & K_SMTP:
-                network.smtp_recipients(self, name, node)
-        if kind & K_HOF and synthetic < MAX_SYNTHETIC:
-            callables.higher_order(self, name, node, synthetic)
+        for bit, handler in HANDLERS:
+            if kind & bit:
+                handler(self, name, node, synthetic)
 
     def _indirect(self, node: ast.expr) -> None:
         """A command runner or eval used as a value (`map(os.system, cmds)`, `r = os.system`):
@@ -409,3 +329,32 @@ class Analyzer:
             and (len(text) > 1 and (text[1].isalnum() or text[1] in "._~-"))
         ):
             self.literal_paths.append(text)
+
+
+Handler = Callable[[Analyzer, str, ast.Call, int], None]
+# Which module handles each kind of call (kinds.kind_of: a call's dotted name -> its K_* bits), in
+# the order they run; a call of several kinds (a network client's `write`) goes through each.
+# The kinds of one group in kinds._kind (eval, getattr, import; deserialize, partial; the
+# command runners) exclude each other, so at most one of a group runs.
+HANDLERS: tuple[tuple[int, Handler], ...] = (
+    (K_EVAL, dynamic.eval_call),
+    (K_GETATTR, dynamic.getattr_call),
+    (K_IMPORT, dynamic.import_call),
+    (K_DESERIALIZE, dynamic.deserialize_call),
+    (K_PARTIAL, dynamic.partial_call),
+    (K_CASE, dynamic.case_variant),
+    (K_NAMESPACE, dynamic.namespace_write),
+    (K_RUNNER, processes.runner_call),
+    (K_CTYPES, processes.ctypes_call),
+    (K_RUNPY, processes.runpy_handler),
+    (K_LOOP, processes.loop_handler),
+    (K_SH, processes.sh_call),
+    (K_DUP2, processes.dup2_call),
+    (K_STDIN, processes.stdin_handler),
+    (K_WRITE, files.write_method),
+    (K_REVEAL, origins.reveal_call),
+    (K_FILE, files.file_handler),
+    (K_HERMES, hermes.hermes_call),
+    (K_NETWORK, network.network_call),
+    (K_HOF, callables.hof_call),
+)

@@ -7,7 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from opafence.facts.code import values
-from opafence.facts.code.model import MAX_ALTERNATIVES, call_arg, call_keyword, starred
+from opafence.facts.code.model import MAX_ALTERNATIVES, MAX_SYNTHETIC, call_arg, call_keyword, starred
 from opafence.facts.code.tables import HOF_ROOTS, HOFS
 
 if TYPE_CHECKING:
@@ -83,3 +83,9 @@ def higher_order(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> Non
     an.resolved.add(id(f))
     for call in calls:
         an.call(call, synthetic + 1)
+
+
+def hof_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """A call that calls the function it is given (analyzer.HANDLERS), up to MAX_SYNTHETIC deep."""
+    if synthetic < MAX_SYNTHETIC:
+        higher_order(an, name, node, synthetic)

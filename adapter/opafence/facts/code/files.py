@@ -276,3 +276,16 @@ def _is_path_expr(an: Analyzer, node: ast.AST) -> bool:
     if type(node) is ast.BinOp and type(node.op) is ast.Div:
         return _is_path_expr(an, node.left)
     return False
+
+
+# -- the handlers kinds.py's bits dispatch to (analyzer.HANDLERS) --------------------------------
+
+
+def write_method(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """`f.write(data)`, `f.writelines(lines)`: what is written to a file the code opened."""
+    if type(node.func) is ast.Attribute and node.args:
+        file_write(an, node.func.value, node.args[0])
+
+
+def file_handler(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    file_call(an, name, node)

@@ -65,3 +65,8 @@ def tool_call(an: Analyzer, tool: str, node: ast.Call) -> None:
             fact, _ = url.parse(item, an.col.arg)
             if fact is not None:
                 an.col.add_url(fact)
+
+
+def hermes_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """`hermes_tools.<tool>(...)` (analyzer.HANDLERS)."""
+    tool_call(an, name.split(".", 1)[1], node)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from opafence.facts import email, url
 from opafence.facts.code import origins, values
+from opafence.facts.code.kinds import K_SMTP, kind_of
 from opafence.facts.code.model import ENV_ALL, ENV_SECRET, call_arg, strip_calls
 from opafence.facts.code.tables import (
     BODY_KEYWORDS,
@@ -84,3 +85,13 @@ def smtp_recipients(an: Analyzer, name: str, node: ast.Call) -> None:
         return
     for text in v.items if v.items is not None else [v.text or ""]:
         an.col.recipients.extend(email.parse_recipients(text, "to"))
+
+
+def network_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """A call of a network module (analyzer.HANDLERS): its peer, the environment in its data, the
+    recipients of SMTP mail."""
+    target(an, name, node)
+    if an.env_used and an.facts["network"] and not an.egress_env:
+        env_sent(an, name, node)
+    if kind_of(name) & K_SMTP:
+        smtp_recipients(an, name, node)

@@ -249,3 +249,9 @@ def run_origin(an: Analyzer, bits: int) -> None:
         an.col.opaque("decode_and_run")
     if bits & FETCHED:
         an.col.opaque("fetch_and_run")
+
+
+def reveal_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """print, logging, json.dump, ... of the environment: a read of it (analyzer.HANDLERS)."""
+    if an.env_used and any(of(an, a) & (ENV_ALL | ENV_SECRET) for a in node.args):
+        environment_read(an)

@@ -331,3 +331,45 @@ def _reads_program(items: list[str]) -> bool:
         if not a.startswith("-"):
             return False
     return True
+
+
+# -- the handlers kinds.py's bits dispatch to (analyzer.HANDLERS) --------------------------------
+
+
+def runner_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """os.system, subprocess.*, os.exec*, os.spawn*, pty.spawn, ..."""
+    an.spawns = True
+    if any(type(a) is ast.Starred for a in node.args) or any(k.arg is None for k in node.keywords):
+        # subprocess.run(**opts), os.system(*cmd): arguments we cannot see
+        an.col.opaque("code_dynamic_command")
+    stream_keywords(an, node)
+    runner(an, name.lower(), node)
+
+
+def ctypes_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """libc's `system`/`popen` through ctypes."""
+    an.spawns = True
+    command_arg(an, call_arg(node, 0, "command"))
+
+
+def runpy_handler(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    runpy_call(an, name, node)
+
+
+def loop_handler(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    loop_subprocess(an, name, node)
+
+
+def sh_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    if "sh" in an.facts["imports"]:
+        sh_module(an, name, node)
+
+
+def dup2_call(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    """os.dup2(s.fileno(), 0): a socket becomes a process's standard stream."""
+    if node.args and origins.of(an, node.args[0]) & SOCKET:
+        an.socket_streams = True
+
+
+def stdin_handler(an: Analyzer, name: str, node: ast.Call, synthetic: int) -> None:
+    stdin_write(an, name, node)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from opafence.config import DelegationConfig
-from opafence.paths import file_lock, write_private_file
+from opafence.state_files import file_lock, write_private_file
 
 MAX_GAP_S = 300.0
 FORGET_AFTER_S = 7 * 24 * 3600.0

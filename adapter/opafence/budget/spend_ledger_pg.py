@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from opafence.budget.ledger import Ledger, LedgerError, LedgerUnavailable
+from opafence.budget.spend_ledger import Ledger, LedgerError, LedgerUnavailable
 from opafence.config import BudgetsConfig
 
 CONNECT_TIMEOUT_S = 5.0

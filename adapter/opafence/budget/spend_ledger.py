@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from opafence.errors import OpafenceError
-from opafence.paths import file_lock, write_private_file
+from opafence.state_files import file_lock, write_private_file
 
 MINUTE_S = 60.0
 RESERVATION_TTL_S = 2 * 3600.0
@@ -135,7 +135,7 @@ class Ledger:
     """The bookkeeping, over a store that gives one exclusive read-decide-write at a time.
 
     This class is the file store (`<state dir>/budget/ledger.json` under an flock);
-    `budget/ledger_pg.py` keeps the same state in one PostgreSQL row under a row lock, so
+    `budget/spend_ledger_pg.py` keeps the same state in one PostgreSQL row under a row lock, so
     many hosts share the caps."""
 
     host = ""
