@@ -11,11 +11,11 @@ command name that comes from an expansion, decoded data that reaches an interpre
 error, a body nested too deep. Opaque is never a read.
 
 The modules: walker (the Walker, the state of one walk) over grammar (the parser), statements
-(lists, pipelines, loops, redirected statements), redirects, expand (word expansion, words for
-the pure helpers), assign, commands (a simple command -> a command fact), unwrap and xargs
-(wrappers), environment (variables that carry commands), dispatch (what a command does beyond
-itself), interpreters (sh -c, python -c, ...) and programs/ (one module per family of programs
-that run commands, looked up by name); tables holds the per-program tables.
+(lists, pipelines, loops, redirected statements), redirects, expand and pieces (word expansion;
+words holds the pure helpers), assign, commands (a simple command -> a command fact), unwrap and
+xargs (wrappers), environment (variables that carry commands), dispatch (what a command does
+beyond itself), interpreters (sh -c, python -c, ...) and programs/ (one module per family of
+programs that run commands, looked up by name); tables loads the per-program tables (data/).
 """
 
 from __future__ import annotations

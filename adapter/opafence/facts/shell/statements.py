@@ -10,9 +10,10 @@ import tree_sitter
 from opafence.facts import paths
 from opafence.facts.shell.assign import assignments, declaration
 from opafence.facts.shell.commands import emit, simple_command
-from opafence.facts.shell.expand import arithmetic, fields, substitution, word_pieces
+from opafence.facts.shell.expand import fields
 from opafence.facts.shell.grammar import CONDITIONAL, STATEMENTS
 from opafence.facts.shell.model import MAX_NESTING, MAX_SOURCES, Feed, Field, Piece, State, Tail
+from opafence.facts.shell.pieces import arithmetic, substitution, word_pieces
 from opafence.facts.shell.redirects import fd_before, heredoc, redirect
 
 if TYPE_CHECKING:

@@ -11,9 +11,10 @@ import tree_sitter
 
 from opafence.facts.collect import MAX_DEPTH, Collector
 from opafence.facts.shell.commands import emit
-from opafence.facts.shell.expand import fields, substitution
+from opafence.facts.shell.expand import fields
 from opafence.facts.shell.grammar import ASCII_FOR_PARSER, gap_check, parser
 from opafence.facts.shell.model import MAX_SOURCE, Feed, Field, State, Stdin, Tail
+from opafence.facts.shell.pieces import substitution
 from opafence.facts.shell.statements import generic, visit, walk_pipeline, walk_sequence
 
 
