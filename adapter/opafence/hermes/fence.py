@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opafence import audit_targets
-from opafence.audit import AuditError, AuditLog, arg_digests
+from opafence.audit import redaction as audit_targets
+from opafence.audit.trail import AuditError, AuditLog, arg_digests
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, Reason, block
 from opafence.errors import BridgeError
@@ -33,16 +33,16 @@ from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import decision_input, protected_files
 from opafence.intent import compile_message
 from opafence.opa.bridge import Bridge
-from opafence.paths import ensure_private_dir, hermes_home, state_dir
 from opafence.policy import fallback_policy
 from opafence.printable import lockdown_status, printable
 from opafence.provenance import note_message, note_result
 from opafence.provenance.record import await_result, settle_result
 from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret, result_holds_secret
+from opafence.state_files import ensure_private_dir, hermes_home, state_dir
 
 if TYPE_CHECKING:
-    from opafence.budget.hooks import BudgetHooks
+    from opafence.hermes.budget_hooks import BudgetHooks
 
 log = logging.getLogger("opafence.plugin")
 
@@ -140,7 +140,7 @@ class Fence:
         self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
-        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
+        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (hermes/budget_hooks.py)
         # HERMES_HOME and the state directory, canonical; set by setup() (realpath costs, and
         # may raise in a deleted working directory, which setup reports).
         self._host_dirs = ("", "")

@@ -29,7 +29,7 @@ from opafence.intent.harden.target_checks import (
     quoted_operations,
     record_drop,
 )
-from opafence.intent.paths import canonical, refused
+from opafence.intent.owner_paths import canonical, refused
 from opafence.intent.rules.analysis import (
     WEEKDAYS,
     Analysis,

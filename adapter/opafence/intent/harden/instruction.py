@@ -12,7 +12,7 @@ from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftBounds, DraftGrant, DraftProhibition, Note
-from opafence.intent.paths import canonical
+from opafence.intent.owner_paths import canonical
 from opafence.intent.rules.analysis import Analysis
 from opafence.intent.rules.clause import VerbClause
 from opafence.intent.rules.compiler import antecedent, following

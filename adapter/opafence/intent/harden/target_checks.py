@@ -13,7 +13,7 @@ from opafence.intent import services
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftGrant, Note
 from opafence.intent.harden.instruction import JOINING, Hardened, Instruction, Tokens
-from opafence.intent.paths import canonical, refused
+from opafence.intent.owner_paths import canonical, refused
 from opafence.intent.rules.clause import VerbClause, refers_back
 from opafence.intent.rules.family import (
     operated,
