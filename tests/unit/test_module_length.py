@@ -13,12 +13,7 @@ ADAPTER = Path(__file__).resolve().parents[2] / "adapter"
 MAX_LINES = 600
 
 LONG_FILES = {
-    "opafence/intent/rules.py": 2116,
-    "opafence/intent/harden.py": 1060,
-    "opafence/intent/lexicon.py": 882,
     "opafence/hermes/fence.py": 809,
-    "opafence/provenance/values.py": 720,
-    "opafence/intent/prohibit.py": 665,
 }
 
 
