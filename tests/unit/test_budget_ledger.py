@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from opafence.budget import ledger as ledger_mod
+from opafence.budget import spend_ledger as ledger_mod
 from opafence.budget.spend_ledger import Figures, Hold, Ledger, LedgerError, today
 
 

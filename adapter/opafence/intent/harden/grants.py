@@ -42,7 +42,6 @@ from opafence.intent.rules.analysis import (
 )
 from opafence.intent.rules.clause import MONEY, VerbClause, refers_back
 from opafence.intent.rules.compiler import CONSEQUENTIAL
-from opafence.intent.rules.dispatch import REFUND_VERBS
 from opafence.intent.rules.family import (
     backs_out,
     data_files,
@@ -50,6 +49,7 @@ from opafence.intent.rules.family import (
     named_refs,
     names_test,
 )
+from opafence.intent.rules.verb_grants import REFUND_VERBS
 
 _NEEDS: dict[str, tuple[str, str]] = {
     # capability -> (target list it needs, why)
