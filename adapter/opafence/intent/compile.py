@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from opafence import vocabulary as vocab
 from opafence.config import CompilerConfig
 from opafence.host import Host
 from opafence.intent import delegation
@@ -114,16 +115,13 @@ def _merge_bounds(old: Bounds, new: DraftBounds, is_owner: bool, notes: list[Not
     return out
 
 
-_WRITE_CLASSES = ("LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE")
-
-
 def _widen_write_bounds(bounds: Bounds, grants: list[DraftGrant], notes: list[Note]) -> None:
     """The owner's later request that names a file outside an earlier "only touch ..." ("now also
     fix README.md") widens that bound by exactly that file: only the owner's words can."""
     if not bounds.write_paths:
         return
     for g in grants:
-        if g.class_ not in _WRITE_CLASSES or g.capability == "commit":
+        if g.class_ not in vocab.WRITE_BOUND_CLASSES or g.capability == "commit":
             continue
         for p in g.paths:
             if not any(p == b or p.startswith(b.rstrip("/") + "/") for b in bounds.write_paths):

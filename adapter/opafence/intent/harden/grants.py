@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from opafence import vocabulary as vocab
 from opafence.host import Host
 from opafence.intent import catalogue as cat
 from opafence.intent import lexicon as lx
@@ -41,7 +42,6 @@ from opafence.intent.rules.analysis import (
 )
 from opafence.intent.rules.clause import MONEY, VerbClause, refers_back
 from opafence.intent.rules.compiler import CONSEQUENTIAL
-from opafence.intent.rules.dispatch import REFUND_VERBS
 from opafence.intent.rules.family import (
     backs_out,
     data_files,
@@ -49,6 +49,7 @@ from opafence.intent.rules.family import (
     named_refs,
     names_test,
 )
+from opafence.intent.rules.verb_grants import REFUND_VERBS
 
 _NEEDS: dict[str, tuple[str, str]] = {
     # capability -> (target list it needs, why)
@@ -104,14 +105,14 @@ def harden_grant(g: DraftGrant, ins: Instruction, host: Host, h: Hardened, messa
     if cls in _NEVER_GRANTED:
         record_drop(h, g, _NEVER_GRANTED[cls], message)
         return None
-    if cls not in lx.CAPABILITIES:
+    if cls not in vocab.CAPABILITIES:
         record_drop(h, g, f"unknown risk class {g.class_!r}", message)
         return None
-    if cap not in lx.CAPABILITIES[cls]:
+    if cap not in vocab.CAPABILITIES[cls]:
         record_drop(
             h,
             g,
-            f"capability {g.capability!r} is not one of {sorted(lx.CAPABILITIES[cls])} for {cls}",
+            f"capability {g.capability!r} is not one of {sorted(vocab.CAPABILITIES[cls])} for {cls}",
             message,
         )
         return None
@@ -385,9 +386,11 @@ def _check_prohibitions(draft: Draft, whole: str, h: Hardened) -> list[DraftProh
     out: list[DraftProhibition] = []
     whole_norm = normalized(whole)
     for p in draft.prohibitions:
-        classes = [c.upper() for c in p.classes if c.upper() in lx.CLASSES - {"READ"} or c == "*"]
+        classes = [
+            c.upper() for c in p.classes if c.upper() in set(vocab.GRANT_CLASSES) - {"READ"} or c == "*"
+        ]
         if p.egress:
-            classes = sorted(set(classes) | set(lx.EGRESS_CLASSES))
+            classes = sorted(set(classes) | set(vocab.EGRESS_CLASSES))
         if not (classes or p.mentions) or not p.evidence or normalized(p.evidence) not in whole_norm:
             h.notes.append(
                 Note(p.evidence, "ignored", "a prohibition in the draft that does not quote the message")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from opafence.intent import lexicon as lx
+from opafence import vocabulary as vocab
 from opafence.intent.draft import Note
 from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
 
@@ -15,7 +15,7 @@ from opafence.policy import Bounds, DroppedGrant, Grant, Prohibition
 
 
 def covers(p: Prohibition, cls: str) -> bool:
-    classes = set(p.classes) | (set(lx.EGRESS_CLASSES) if p.egress else set())
+    classes = set(p.classes) | (set(vocab.EGRESS_CLASSES) if p.egress else set())
     return "*" in classes or cls in classes
 
 
@@ -134,9 +134,6 @@ def _within_bounds(g: Grant, bounds: Bounds, drop: Callable[..., None]) -> bool:
     return True
 
 
-_WRITE_BOUND_CLASSES = frozenset({"LOCAL_WRITE", "DELETE", "PERMISSION_CHANGE"})
-
-
 def _within_write_bounds(
     g: Grant, write_paths: list[str], workspace: tuple[str, ...], drop: Callable[..., None]
 ) -> bool:
@@ -144,7 +141,9 @@ def _within_write_bounds(
     the bound stay, a bound path inside one of its paths (or its workspace) replaces it."""
     # the classes whose targets are files a write bound narrows (git bookkeeping records, it
     # edits nothing)
-    if not write_paths or g.class_ not in _WRITE_BOUND_CLASSES or g.capability == "commit":
+    # the classes whose targets are files a write bound narrows (git bookkeeping records, it
+    # edits nothing)
+    if not write_paths or g.class_ not in vocab.WRITE_BOUND_CLASSES or g.capability == "commit":
         return True
     if not g.paths and not g.workspace:
         return True  # a pathless grant (a delete of emails) acts on no file

@@ -1,7 +1,8 @@
 """The verbs of each (class, capability) row and the verbs that make a clause a request.
 
 Hardening checks a grant's evidence against exactly its own row; the rules compiler's entry
-points (send, delete, pay, edit, run ...) are subsets of the rows."""
+points (send, delete, pay, edit, run ...) are subsets of the rows. The classes and capabilities
+themselves are the contract's (rego/schemas/vocabulary.json)."""
 
 from __future__ import annotations
 
@@ -152,17 +153,8 @@ _BASE_PAY = CAPABILITY_VERBS[("FINANCIAL", "pay")]
 for _row, _verbs in SERVICE_VERBS.items():
     CAPABILITY_VERBS[_row] = CAPABILITY_VERBS[_row] | _verbs
 
-CAPABILITIES: dict[str, frozenset[str]] = {}
-for _cls, _cap in CAPABILITY_VERBS:
-    CAPABILITIES[_cls] = CAPABILITIES.get(_cls, frozenset()) | {_cap}
-
-CLASSES = frozenset(
-    words(
-        "READ LOCAL_WRITE DELETE EXECUTION COMMUNICATION EXTERNAL_WRITE FINANCIAL PERMISSION_CHANGE "
-        "MEMORY_WRITE SELF_MODIFICATION"
-    )
-)
-EGRESS_CLASSES = ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL")
+# The rows are exactly the vocabulary's (class, capability) pairs (rego/schemas/vocabulary.json;
+# tests/opa/test_vocabulary.py): the classes and capabilities themselves are not the lexicon's.
 
 # Verbs that make a clause an instruction to act (the rules compiler's entry points).
 SEND_VERBS = BASE_SEND_VERBS - {"write", "post", "answer", "tell", "copy"} | {"tell"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from opafence import vocabulary as vocab
 from opafence.intent import lexicon as lx
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftProhibition
@@ -155,7 +156,7 @@ def verb_classes(lemma_: str, obj: list[tx.Token]) -> tuple[tuple[str, ...], str
         "outside",
         "externally",
     }:
-        return lx.EGRESS_CLASSES, "egress"
+        return vocab.EGRESS_CLASSES, "egress"
     return lx.PROHIBIT_VERBS.get(lemma_)
 
 
@@ -168,7 +169,7 @@ def make_prohibition(
     classes, mode = found
     if mode == "egress":
         return DraftProhibition(
-            classes=list(lx.EGRESS_CLASSES),
+            classes=list(vocab.EGRESS_CLASSES),
             egress=True,
             evidence=clause.text,
             temporary=is_temporary(clause.text),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from opafence import vocabulary as vocab
 from opafence.intent import lexicon as lx
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftProhibition, Note, Reading
@@ -183,7 +184,7 @@ def _read_clause(clause: tx.Clause, sentence: str, reading: Reading) -> None:
     if EGRESS.search(low):
         _add(
             reading,
-            DraftProhibition(classes=list(lx.EGRESS_CLASSES), egress=True, evidence=clause.text),
+            DraftProhibition(classes=list(vocab.EGRESS_CLASSES), egress=True, evidence=clause.text),
             "nothing may leave the machine (communication, external writes, payments)",
         )
         return

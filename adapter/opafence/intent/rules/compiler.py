@@ -15,10 +15,10 @@ from opafence.intent.lexicon import words
 from opafence.intent.rules.analysis import Analysis, analyze, implied, scheduled, wished
 from opafence.intent.rules.bounds import bounds_of
 from opafence.intent.rules.clause import VerbClause
-from opafence.intent.rules.dispatch import grants_for
 from opafence.intent.rules.family import after_pull
 from opafence.intent.rules.grant import instrument_grants, make_grant
 from opafence.intent.rules.objects import domains_in, paths_in
+from opafence.intent.rules.verb_grants import grants_for
 from opafence.intent.split import Split
 
 # A consequential action whose condition the agent decides (maybe from what it read) asks.

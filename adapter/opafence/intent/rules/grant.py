@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from opafence import vocabulary as vocab
 from opafence.intent import lexicon as lx
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftGrant
@@ -63,7 +64,7 @@ def _evidence(c: VerbClause) -> str:
 
 def make_grant(c: VerbClause, cls: str, cap: str, **kw: object) -> DraftGrant:
     g = DraftGrant.model_validate({"class": cls, "capability": cap, "evidence": _evidence(c), **kw})
-    if cls in ("COMMUNICATION", "EXTERNAL_WRITE", "FINANCIAL") and g.max_calls is None:
+    if cls in vocab.EGRESS_CLASSES and g.max_calls is None:
         g.max_calls = _max_calls(c.clause.text)
     return g
 
