@@ -73,7 +73,7 @@ bench: setup
 # Our own bundle, optimized; signed with `make bundle SIGNING_KEY=key.pem [SIGNING_ALG=ES256]`.
 SIGNING_ALG ?= RS256
 bundle: setup
-	$(PY) -m opafence.bundle build --out dist/opafence-bundle.tar.gz \
+	$(PY) -m opafence.opa.own_bundle build --out dist/opafence-bundle.tar.gz \
 		$(if $(SIGNING_KEY),--signing-key $(SIGNING_KEY) --signing-alg $(SIGNING_ALG))
 
 clean:

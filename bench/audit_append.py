@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from opafence.audit import AuditLog
-from opafence.audit_verify import verify_trail
-from opafence.budget.ledger import Hold, Ledger
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
+from opafence.budget.spend_ledger import Hold, Ledger
 
 ARGS: list[dict[str, Any]] = [
     {"path": "src/app/main.py"},

@@ -30,11 +30,11 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from opafence.bundle import build
 from opafence.config import Config
 from opafence.host import Host
 from opafence.judge import Judge
 from opafence.opa.bridge import Bridge
+from opafence.opa.own_bundle import build
 from opafence.session import SessionFacts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from opafence.hermes.store import SessionStore, TaskRecord
-from opafence.paths import write_private_file
+from opafence.state_files import write_private_file
 
 NEW_PER_SAVE = 12
 

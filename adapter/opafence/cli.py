@@ -97,12 +97,12 @@ def _call_args(raw: str) -> dict[str, Any] | None:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from opafence.explain import explain_call, render
+    from opafence.explain_cmd import explain_call, render
 
     before: list[dict[str, Any]] = []
     message, tool = args.message, args.tool
     if args.line:
-        from opafence.provenance.cli import read_line
+        from opafence.provenance_cmd import read_line
 
         line = read_line(args.line)
         if line is None or not line["calls"]:
@@ -190,7 +190,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 def _line_facts(args: argparse.Namespace) -> int:
     """A replay line judged as replay judges it: each call's targets with their provenance, and
     the session's recorded values (counts per source, never the values)."""
-    from opafence.provenance.cli import line_facts, read_line, render
+    from opafence.provenance_cmd import line_facts, read_line, render
 
     line = read_line(args.line)
     if line is None:
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--config", help="with --line: the config file")
     f.set_defaults(func=cmd_facts)
 
-    from opafence.audit_cmd import add_parser as add_audit_parser
+    from opafence.audit.subcommand import add_parser as add_audit_parser
 
     add_audit_parser(sub)
     from opafence.log_cmd import add_parser as add_log_parser

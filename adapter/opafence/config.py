@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from opafence.errors import OpafenceError
-from opafence.paths import state_dir
+from opafence.state_files import state_dir
 
 # A host id prefixes task keys (`<id>:<session>`) and names data.hosts[<id>] on a shared OPA.
 HOST_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}"
@@ -325,7 +325,7 @@ class AuditConfig(Strict):
     """What the trail keeps of a call's targets, and the optional forwarding of its signed head
     to an organization's collector."""
 
-    # redacted: command name and first word, paths, recipient domains, URL hosts (audit_targets.py);
+    # redacted: command name and first word, paths, recipient domains, URL hosts (audit/redaction.py);
     # none: argument hashes only; full: the command line, addresses and URLs as given.
     targets: Literal["redacted", "none", "full"] = "redacted"
     forward_url: str | None = None

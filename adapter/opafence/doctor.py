@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from opafence.audit import AuditLog
+from opafence.audit.trail import AuditLog
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.errors import BridgeError
 from opafence.host import Host
@@ -18,9 +18,9 @@ from opafence.opa.binary import resolve
 from opafence.opa.bridge import Bridge
 from opafence.opa.bundle_status import STATUS_FILE, BundleState, read_status_file
 from opafence.opa.bundles import MASK_DECISION
-from opafence.paths import state_dir
 from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
+from opafence.state_files import state_dir
 
 
 def _line(ok: bool, what: str, detail: str) -> None:

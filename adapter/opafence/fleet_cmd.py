@@ -16,7 +16,7 @@ from typing import Any
 
 from opafence.config import HOST_ID_PATTERN
 from opafence.opa.authz import fleet_authz_module, new_token, token_digest
-from opafence.paths import write_private_file
+from opafence.state_files import write_private_file
 
 
 def parse_host(spec: str) -> tuple[str, str]:

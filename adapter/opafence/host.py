@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opafence.paths import hermes_home, state_dir
+from opafence.state_files import hermes_home, state_dir
 
 
 def default_workspace(configured: list[str], cwd: str) -> list[str]:

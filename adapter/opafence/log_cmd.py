@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from opafence.audit_report import entries_since, parse_since
-from opafence.audit_targets import one_line
-from opafence.paths import state_dir
+from opafence.audit.redaction import one_line
+from opafence.audit.report import entries_since, parse_since
 from opafence.printable import lockdown_status, printable
+from opafence.state_files import state_dir
 
 SHOWN = ("decision", "lockdown", "approval")
 FOLLOW_POLL_S = 0.5

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from opafence.audit_verify import verify_trail
-from opafence.budget.delegation import DelegationWindows
-from opafence.budget.ledger import Hold, Ledger
+from opafence.audit.verify import verify_trail
+from opafence.budget.launches import DelegationWindows
 from opafence.budget.spend import SpendGuard
+from opafence.budget.spend_ledger import Hold, Ledger
 from opafence.config import BudgetsConfig
 
 from .agents import fake_agent, tool_messages

@@ -102,7 +102,7 @@ def test_hook_moves_back_to_front_when_displaced(hermes: Harness) -> None:
 
 
 def test_audit_lines_are_chained_and_hold_no_contents(hermes: Harness) -> None:
-    from opafence.audit import verify_chain
+    from opafence.audit.trail import verify_chain
 
     secret = "very-secret-body-" + uuid.uuid4().hex
     hermes.call("mcp__gmail__send_email", {"to": ["a@b.c"], "body": secret}, sid(), "c1")
@@ -125,7 +125,7 @@ def test_decisions_record_a_redacted_target(hermes: Harness) -> None:
 def test_a_decision_that_cannot_be_recorded_is_a_block(
     hermes: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from opafence.audit import AuditError
+    from opafence.audit.trail import AuditError
 
     def broken(record: object) -> None:
         raise AuditError("the head record does not match the log (run `opafence audit verify`)")

@@ -176,6 +176,13 @@ def test_wheel_carries_code_rego_schemas_and_data(installed: Installed) -> None:
     assert modules <= names, sorted(modules - names)
     for data in ("opafence/py.typed", "opafence/hermes/plugin.yaml", "opafence/budget/prices.json"):
         assert data in names
+    for family in ("code", "shell"):
+        tables = {
+            f"opafence/{p.relative_to(REPO / 'adapter' / 'opafence')}"
+            for p in (REPO / "adapter" / "opafence" / "facts" / family / "data").glob("*.json")
+        }
+        assert tables, f"the {family} analysis' tables are missing from the checkout"
+        assert tables <= names, sorted(tables - names)
     assert not any(n.endswith("_test.rego") for n in names)
     print(f"\nwheel {installed.wheel().name}: {len(names)} files")
 

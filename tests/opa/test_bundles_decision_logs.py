@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from opafence.bundle import build
 from opafence.config import Config
 from opafence.opa.bridge import Bridge
+from opafence.opa.own_bundle import build
 
 from .bundle_support import LoopbackServer, decide, wait_for
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from opafence.bundle import org_roots_problem
 from opafence.config import Config, ConfigError, parse_config
 from opafence.errors import BridgeError
 from opafence.opa.bundle_status import BundleWatcher, gate_error, summarize
@@ -19,6 +18,7 @@ from opafence.opa.bundles import (
     BundleSpec,
     plan_bundles,
 )
+from opafence.opa.own_bundle import org_roots_problem
 from opafence.opa.server import opa_config
 
 from .bundle_support import keypair, write_bundle_dir

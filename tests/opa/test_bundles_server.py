@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 import yaml
 
-from opafence.audit import AuditLog, verify_chain
-from opafence.bundle import build as build_own
+from opafence.audit.trail import AuditLog, verify_chain
 from opafence.config import Config
 from opafence.doctor import run_doctor
 from opafence.errors import BridgeError
 from opafence.inputs import decision_input
 from opafence.opa.bridge import DECISION_PATH, Bridge
-from opafence.paths import ensure_private_dir, state_dir
+from opafence.opa.own_bundle import build as build_own
 from opafence.session import SessionFacts
+from opafence.state_files import ensure_private_dir, state_dir
 
 from .bundle_support import (
     ATTENDED,

@@ -8,7 +8,7 @@ import pytest
 
 from opafence.cli import main
 from opafence.config import Config
-from opafence.explain import explain_call, render, trace_params
+from opafence.explain_cmd import explain_call, render, trace_params
 from opafence.host import Host
 from opafence.judge import Judge
 from opafence.opa.bridge import Bridge

@@ -24,7 +24,8 @@ from opafence.inputs import decision_input
 from opafence.opa.binary import resolve_pdp
 from opafence.opa.bridge import Bridge
 from opafence.opa.frames import encode_answer, encode_request
-from opafence.opa.pdp import LocalPdp, PdpProcess
+from opafence.opa.pdp import LocalPdp
+from opafence.opa.pdp_process import PdpProcess
 from opafence.policy import fallback_policy
 from opafence.session import SessionFacts
 

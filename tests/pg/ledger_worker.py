@@ -15,8 +15,8 @@ import json
 import sys
 import time
 
-from opafence.budget.ledger import Figures, Hold
-from opafence.budget.ledger_pg import PgLedger, read_dsn
+from opafence.budget.spend_ledger import Figures, Hold
+from opafence.budget.spend_ledger_pg import PgLedger, read_dsn
 
 
 def main() -> int:

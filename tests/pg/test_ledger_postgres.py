@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.budget.ledger import Hold, LedgerUnavailable
-from opafence.budget.ledger_pg import PgLedger, UnavailableLedger, open_ledger, parse_dsn, read_dsn
+from opafence.audit.trail import AuditLog
 from opafence.budget.spend import CallInfo, SpendGuard
+from opafence.budget.spend_ledger import Hold, LedgerUnavailable
+from opafence.budget.spend_ledger_pg import PgLedger, UnavailableLedger, open_ledger, parse_dsn, read_dsn
 from opafence.config import BudgetsConfig, ConfigError, LedgerConfig, load_config
 from opafence.opa.bridge import Bridge
 from tests.pg import pg_server

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.budget.ledger import Ledger
+from opafence.audit.trail import AuditLog
 from opafence.budget.spend import CallInfo, SpendGuard
+from opafence.budget.spend_ledger import Ledger
 from opafence.cli import main
 from opafence.config import Config
 from opafence.opa.bridge import Bridge
-from opafence.paths import state_dir
+from opafence.state_files import state_dir
 
 
 def trail() -> AuditLog:

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.audit_forward import HeadForwarder
+from opafence.audit.forward import HeadForwarder
+from opafence.audit.trail import AuditLog
 from opafence.config import ConfigError, parse_config
 
 # Taken at import (collection), before the Hermes harness closes the network for the session.

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from opafence.audit import AuditError, AuditLog, head_path, line_hash
-from opafence.audit_keys import AuditKeys, b64
-from opafence.audit_verify import verify_trail
+from opafence.audit.keys import AuditKeys, b64
+from opafence.audit.trail import AuditError, AuditLog, head_path, line_hash
+from opafence.audit.verify import verify_trail
 
 N = 40
 
@@ -56,7 +56,7 @@ def edit_and_rehash(log: AuditLog) -> None:
 def edit_and_resign_with_another_key(log: AuditLog) -> None:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from opafence.audit_keys import key_id
+    from opafence.audit.keys import key_id
 
     rows = lines(log)
     e = entry(rows, 10)
@@ -318,7 +318,7 @@ def test_keys_are_created_once_under_a_race(tmp_path: Path) -> None:
     import sys
 
     code = (
-        "import sys; from pathlib import Path; from opafence.audit_keys import load_or_create;"
+        "import sys; from pathlib import Path; from opafence.audit.keys import load_or_create;"
         "print(load_or_create(Path(sys.argv[1])).kid)"
     )
     procs = [
@@ -334,7 +334,7 @@ def test_appends_from_several_processes_make_one_chain(tmp_path: Path) -> None:
     import sys
 
     code = (
-        "import sys; from pathlib import Path; from opafence.audit import AuditLog;"
+        "import sys; from pathlib import Path; from opafence.audit.trail import AuditLog;"
         "log = AuditLog(Path(sys.argv[1]), max_bytes=20000);"
         "[log.append({'event': 'decision', 'p': sys.argv[2], 'i': i}) for i in range(150)]"
     )

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.audit_targets import redact_url, redacted_command, summarize
-from opafence.audit_verify import verify_trail
+from opafence.audit.redaction import redact_url, redacted_command, summarize
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
 from opafence.cli import main
 from opafence.config import AuditConfig, ConfigError, load_config
 from opafence.facts import FactsContext, build_facts

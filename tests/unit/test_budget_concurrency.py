@@ -17,10 +17,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from opafence.audit import AuditLog
-from opafence.audit_verify import verify_trail
-from opafence.budget.ledger import Ledger
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
 from opafence.budget.spend import CallInfo, SpendGuard
+from opafence.budget.spend_ledger import Ledger
 from opafence.config import Config
 from opafence.opa.bridge import Bridge
 
@@ -113,8 +113,8 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[4])
     from test_budget_concurrency import BUDGETS, run_calls
-    from opafence.audit import AuditLog
-    from opafence.budget.ledger import Ledger
+    from opafence.audit.trail import AuditLog
+    from opafence.budget.spend_ledger import Ledger
     from opafence.budget.spend import SpendGuard
     from opafence.config import Config
     from opafence.opa.bridge import Bridge

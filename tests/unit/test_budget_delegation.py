@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from opafence.budget.delegation import MAX_GAP_S, DelegationWindows, launches_of
+from opafence.budget.launches import MAX_GAP_S, DelegationWindows, launches_of
 from opafence.config import DelegationConfig
 from opafence.opa.bridge import Bridge
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from opafence.budget.hooks import BudgetHooks
+from opafence.hermes.budget_hooks import BudgetHooks
 from opafence.hermes.fence import Fence
-from opafence.paths import state_dir
+from opafence.state_files import state_dir
 
 
 @pytest.fixture

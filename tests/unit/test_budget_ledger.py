@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from opafence.budget import ledger as ledger_mod
-from opafence.budget.ledger import Figures, Hold, Ledger, LedgerError, today
+from opafence.budget import spend_ledger as ledger_mod
+from opafence.budget.spend_ledger import Figures, Hold, Ledger, LedgerError, today
 
 
 def hold(amount: int) -> object:
@@ -63,7 +63,7 @@ def test_a_restart_or_another_process_does_not_reset_the_day(ledger: Ledger) -> 
     ledger.settle(take(ledger, 700), 700)
     assert Ledger(ledger.path).snapshot().spent == 700  # a new process' ledger object
     code = (
-        "import sys; from pathlib import Path; from opafence.budget.ledger import Ledger;"
+        "import sys; from pathlib import Path; from opafence.budget.spend_ledger import Ledger;"
         "print(Ledger(Path(sys.argv[1])).snapshot().spent)"
     )
     out = subprocess.run(

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from opafence.audit import AuditLog
-from opafence.audit_verify import verify_trail
+from opafence.audit.trail import AuditLog
+from opafence.audit.verify import verify_trail
 from opafence.budget.estimate import estimate
-from opafence.budget.ledger import Hold, Ledger
 from opafence.budget.prices import PriceTable
-from opafence.budget.shapes import stop_response
 from opafence.budget.spend import CallInfo, SpendGuard
+from opafence.budget.spend_ledger import Hold, Ledger
 from opafence.config import Config
+from opafence.hermes.llm_shapes import stop_response
 from opafence.opa.bridge import Bridge
 
 PRICES = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from opafence.audit import AuditLog
+from opafence.audit.trail import AuditLog
 from opafence.doctor import report_other_deciders
 
 

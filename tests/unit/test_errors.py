@@ -11,12 +11,12 @@ from opafence.errors import BridgeError, OpafenceError
 
 # Known at the time of writing, so the walk below cannot pass by finding nothing.
 KNOWN = {
-    "opafence.audit.AuditError",
-    "opafence.audit_keys.AuditKeyError",
-    "opafence.budget.ledger.LedgerError",
-    "opafence.budget.ledger.LedgerUnavailable",
+    "opafence.audit.trail.AuditError",
+    "opafence.audit.keys.AuditKeyError",
+    "opafence.budget.spend_ledger.LedgerError",
+    "opafence.budget.spend_ledger.LedgerUnavailable",
     "opafence.budget.prices.PriceTableError",
-    "opafence.bundle.BundleError",
+    "opafence.opa.own_bundle.BundleError",
     "opafence.config.ConfigError",
     "opafence.errors.BridgeError",
     "opafence.hermes.store.NewerRecordError",

@@ -479,7 +479,7 @@ def test_mcp_nested_values_name_their_top_level_argument() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_fast_tokens_match_the_regex(text: str) -> None:
-    from opafence.facts import _WORD, _tokens
+    from opafence.facts.arguments import _WORD, _tokens
 
     assert _tokens(text) == list(dict.fromkeys(_WORD.findall(text)))
 

@@ -8,17 +8,17 @@ from typing import Any
 import pytest
 from tests.unit.test_intent_corpus import CWD, HOME, HOST
 
-from opafence.intent import rules
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition
 from opafence.intent.harden import harden
 from opafence.intent.prohibit import read_prohibitions
+from opafence.intent.rules.analysis import analyze
 from opafence.intent.split import split_message
 
 
 def run(message: str, grants: list[dict[str, Any]], **draft: Any) -> Any:
     split = split_message(message)
     d = Draft.model_validate({"grants": grants, **draft})
-    return harden(d, rules.analyze(split.instruction), message, read_prohibitions(message), HOST, 1)
+    return harden(d, analyze(split.instruction), message, read_prohibitions(message), HOST, 1)
 
 
 def g(cls: str, cap: str, evidence: str, **kw: Any) -> dict[str, Any]:

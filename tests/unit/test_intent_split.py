@@ -362,7 +362,7 @@ def test_internal_failure_is_the_read_only_fallback(monkeypatch: pytest.MonkeyPa
 
     prev = compile_message("fix the bug", task="t", host=HOST)
     assert prev.grants
-    monkeypatch.setattr(comp.rules, "compile_rules", boom)
+    monkeypatch.setattr(comp, "compile_rules", boom)
     c = comp.compile_explained(
         "email a@b.co and don't push", task="t", host=HOST, previous=prev, message_index=2
     )

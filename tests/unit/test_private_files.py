@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from opafence import paths
-from opafence.paths import file_lock, write_private_file
+from opafence import state_files
+from opafence.state_files import file_lock, write_private_file
 
 
 def test_file_is_private_and_replaced_atomically(tmp_path: Path) -> None:
@@ -28,7 +28,7 @@ def test_short_writes_lose_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     def one_byte(fd: int, data: bytes | memoryview) -> int:  # what a signal-interrupted write does
         return real_write(fd, bytes(data[:1]))
 
-    monkeypatch.setattr(paths.os, "write", one_byte)
+    monkeypatch.setattr(state_files.os, "write", one_byte)
     payload = bytes(range(256)) * 8
     write_private_file(tmp_path / "f", payload)
     assert (tmp_path / "f").read_bytes() == payload

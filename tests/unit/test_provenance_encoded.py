@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from opafence.provenance import result_text
 from opafence.provenance import values as v
 from opafence.provenance.ledger import ValueLedger
 from opafence.provenance.record import note_result
@@ -75,22 +76,22 @@ def test_newline_escapes_do_not_glue_a_word_to_an_address() -> None:
 
 
 def test_nesting_past_the_bound_makes_the_result_truncated_and_the_ledger_lossy() -> None:
-    for levels in range(v.MAX_NEST + 3):
+    for levels in range(result_text.MAX_NEST + 3):
         values, truncated = found(mcp(wrapped(levels)))
         # The MCP document and each answer are one level; the innermost API document is read
         # at level levels + 1 (its strings are the last strings read).
-        readable = levels + 1 <= v.MAX_NEST
+        readable = levels + 1 <= result_text.MAX_NEST
         if readable:
             assert EVIL in values, levels
         assert truncated == (not readable), levels
     led = ValueLedger()
-    note_result(led, "mcp__http__get", 1, mcp(wrapped(v.MAX_NEST + 1)), ["mcp"], {})
+    note_result(led, "mcp__http__get", 1, mcp(wrapped(result_text.MAX_NEST + 1)), ["mcp"], {})
     assert led.lossy
 
 
 def test_escapes_past_the_bound_make_the_result_truncated() -> None:
     text = "ops\\u0040evil.example"
-    for _ in range(v.MAX_NEST + 1):
+    for _ in range(result_text.MAX_NEST + 1):
         text = text.replace("\\", "\\\\")
     _, truncated = found("note: " + text)
     assert truncated

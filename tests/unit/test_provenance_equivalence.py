@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opafence.provenance import obfuscated, result_text
 from opafence.provenance import values as v
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -219,9 +220,9 @@ class _Unwindowed(ref_scan.Scanner):
 
 def _whole_text_plain(text: str, low: str) -> str:
     """The de-obfuscation over the whole text: one window, no cap. Its rules are today's
-    (v._plain: the reference's, and bracketed `@`/`.`, mixed spellings, any whitespace around a
+    (obfuscated.plain: the reference's, and bracketed `@`/`.`, mixed spellings, any whitespace around a
     spelled "dot"), so what is checked here is where the windows go, not the rules."""
-    return "\n".join(v._plain(text))
+    return "\n".join(obfuscated.plain(text))
 
 
 def unwindowed(result: Any) -> set[tuple[str, str]]:
@@ -245,8 +246,8 @@ def unwindowed_text(text: str) -> set[tuple[str, str]]:
 
 
 # --- the rules the frozen copy predates (issue 15), read the slow, plain way -------------------
-# JSON text inside a string is read as JSON again, up to v.MAX_NEST documents deep; the text read
-# raw then has its JSON escapes undone, one level per decoding, up to v.MAX_NEST decodings. The
+# JSON text inside a string is read as JSON again, up to result_text.MAX_NEST documents deep; the text read
+# raw then has its JSON escapes undone, one level per decoding, up to result_text.MAX_NEST decodings. The
 # frozen copy reads one level of JSON in a string and no escapes.
 
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -276,11 +277,11 @@ def _decode_once(text: str) -> tuple[str, bool]:
 
 
 def _decodings(text: str) -> tuple[list[str], bool]:
-    """Each decoding of the one before, up to v.MAX_NEST; whether escapes are left after."""
+    """Each decoding of the one before, up to result_text.MAX_NEST; whether escapes are left after."""
     out: list[str] = []
     if "\\" not in text:
         return out, False
-    for _ in range(v.MAX_NEST):
+    for _ in range(result_text.MAX_NEST):
         text, changed = _decode_once(text)
         if not changed:
             return out, False
@@ -300,8 +301,8 @@ def _json_doc(s: str) -> Any:
 
 def _leaves(s: str, level: int) -> Iterator[str]:
     """A string of a document at `level`, or where it is JSON text (and level is within
-    v.MAX_NEST), the strings of that document (the frozen walk), each read so."""
-    inner = _json_doc(s) if level <= v.MAX_NEST else None
+    result_text.MAX_NEST), the strings of that document (the frozen walk), each read so."""
+    inner = _json_doc(s) if level <= result_text.MAX_NEST else None
     if inner is None:
         yield s
     else:
@@ -317,7 +318,7 @@ def read_again(result: Any) -> tuple[str | None, list[str], bool]:
     text, parsed, _ = ref.as_text(result)
     if text is not None:
         return None, *_decodings(text)
-    budget = v.MAX_SCAN
+    budget = result_text.MAX_SCAN
     lines: list[str] = []
     for whole in ref._walk(parsed):  # (the budget as the frozen extract spends it)
         if budget <= 0:
@@ -334,17 +335,17 @@ def _nests_past_limit(obj: Any, depth: int = 0, outer: bool = True, level: int =
     documents, or JSON text in a string past MAX_NEST documents deep (`outer`: the strings of
     the result are followed into the JSON they hold)."""
     if depth == 0 and level == 0 and outer and isinstance(obj, str):
-        text, parsed, _ = v.as_text(obj)
+        text, parsed, _ = result_text.as_text(obj)
         return text is None and _nests_past_limit(parsed, 0)
     if obj is None or isinstance(obj, bool):
         return False
-    if depth > v.MAX_DEPTH:
+    if depth > result_text.MAX_DEPTH:
         return True
     if isinstance(obj, str):
         inner = _json_doc(obj) if outer else None
         if inner is None:
             return False
-        return level + 1 > v.MAX_NEST or _nests_past_limit(inner, 0, True, level + 1)
+        return level + 1 > result_text.MAX_NEST or _nests_past_limit(inner, 0, True, level + 1)
     if isinstance(obj, dict):
         return any(_nests_past_limit(x, depth + 1, outer, level) for x in obj.values())
     if isinstance(obj, list | tuple):
@@ -480,7 +481,7 @@ for _ in range(40):
     _DEEP = [_DEEP, {"k": _DEEP if isinstance(_DEEP, str) else "mid@deep.example"}]
 _CHAINS: list[Any] = []
 _chain = '{"to": "ops\\u0040evil.example"}'
-for _ in range(v.MAX_NEST + 2):
+for _ in range(result_text.MAX_NEST + 2):
     _CHAINS.append({"content": [{"type": "text", "text": _chain}]})
     _chain = json.dumps({"status": 200, "body": _chain})
 # (The nested documents spell `@` as \u0040: only a parse finds their addresses.)
@@ -494,16 +495,16 @@ EDGE_JSON: list[Any] = [
     _DEEP,
     {1: "one@x.example", 2.5: ["two@x.example"], None: True},
     {"f": [1e100, 12345678.5, -1234567, 10**30, True, None]},
-    {"big": "a" * (v.MAX_SCAN - 5), "b": "ops@evil.example"},
-    {"big": "a" * (v.MAX_SCAN + 5)},
+    {"big": "a" * (result_text.MAX_SCAN - 5), "b": "ops@evil.example"},
+    {"big": "a" * (result_text.MAX_SCAN + 5)},
     # JSON text in JSON text, up to and past MAX_NEST documents deep; JSON after a prefix, cut
     # short, or a string literal (read raw, its escapes decoded); escapes past MAX_NEST levels.
     *_CHAINS,
     {"a": 'Response:\n{"to": "ops\\u0040evil.example"}'},
     {"a": '{"to": "ops\\u0040evil.example", "cut'},
     {"a": '"send it to ops\\u0040evil.example"'},
-    {"a": "ops" + "\\" * (1 << v.MAX_NEST) + "u0040evil.example"},
-    {"a": "ops" + "\\" * (1 << (v.MAX_NEST + 1)) + "u0040evil.example"},
+    {"a": "ops" + "\\" * (1 << result_text.MAX_NEST) + "u0040evil.example"},
+    {"a": "ops" + "\\" * (1 << (result_text.MAX_NEST + 1)) + "u0040evil.example"},
     "see https:\\/\\/pay.evil.example\\/x and ops\\u0040evil.example",
 ]
 
@@ -548,7 +549,8 @@ def test_strings_yield_what_the_walk_yields() -> None:
     for _ in range(200):
         objs.append(json.loads(flat_json(rng, [random_text(rng, 20) for _ in range(3)])))
     for obj in objs:
-        assert v._strings(obj) == (list(v._walk(obj)), _nests_past_limit(obj, outer=False))
+        want = (list(result_text.walk(obj)), _nests_past_limit(obj, outer=False))
+        assert result_text.strings_of(obj) == want
 
 
 @settings(max_examples=300, deadline=None)

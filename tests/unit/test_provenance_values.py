@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from opafence.facts import FactsContext, build_facts
+from opafence.provenance import result_text
 from opafence.provenance import values as v
 from opafence.provenance.ledger import DIGEST_BYTES, ValueLedger
 from opafence.provenance.record import note_message, note_result, provenance_facts
@@ -81,7 +82,7 @@ def test_json_results_are_read_as_json_strings_and_nested_json() -> None:
 
 
 def test_a_result_over_the_scan_limit_is_truncated() -> None:
-    _, truncated = v.extract("a" * (v.MAX_SCAN + 1))
+    _, truncated = v.extract("a" * (result_text.MAX_SCAN + 1))
     assert truncated
 
 
@@ -91,12 +92,12 @@ def _nested(value: Any, levels: int) -> Any:
     return value
 
 
-@pytest.mark.parametrize("levels", [v.MAX_DEPTH, v.MAX_DEPTH + 1, 40])
+@pytest.mark.parametrize("levels", [result_text.MAX_DEPTH, result_text.MAX_DEPTH + 1, 40])
 def test_a_value_nested_past_the_depth_limit_makes_the_result_truncated(levels: int) -> None:
     # A value too deep to read must not go unrecorded with the ledger still whole.
     doc = json.dumps({"body": "see below", "x": _nested("ops@evil.example", levels)})
     found_values, truncated = v.extract(doc)
-    readable = levels < v.MAX_DEPTH  # the dict is level 0, its list level 1
+    readable = levels < result_text.MAX_DEPTH  # the dict is level 0, its list level 1
     assert (("email", "ops@evil.example") in found_values) == readable
     assert truncated == (not readable)
     led = ValueLedger()
@@ -185,7 +186,7 @@ def test_eviction_makes_the_ledger_lossy() -> None:
 
 def test_truncation_makes_the_ledger_lossy() -> None:
     led = ValueLedger()
-    note_result(led, "web_extract", 1, "x" * (v.MAX_SCAN + 10), ["web"], {})
+    note_result(led, "web_extract", 1, "x" * (result_text.MAX_SCAN + 10), ["web"], {})
     assert led.lossy
 
 

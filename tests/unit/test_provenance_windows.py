@@ -8,6 +8,7 @@ from __future__ import annotations
 import provenance_v0_values as ref
 import pytest
 
+from opafence.provenance import result_text
 from opafence.provenance import values as v
 
 LABEL = "r" * 63  # the longest DNS label
@@ -117,7 +118,7 @@ def test_in_json_and_repeated(name: str) -> None:
     found, _ = v.extract(json.dumps({"body": text}))
     assert (_kind(value), value) in found
     head = text[: max(0, text.find(value.split("@")[0]))]
-    copies = min(50, (v.MAX_SCAN - len(text)) // max(1, len(head)))  # within the scanned part
+    copies = min(50, (result_text.MAX_SCAN - len(text)) // max(1, len(head)))  # within the scanned part
     found, truncated = v.extract(head * copies + text)
     assert not truncated
     assert (_kind(value), value) in found

@@ -25,10 +25,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from opafence.audit import AuditError, AuditLog
+from opafence.audit.trail import AuditError, AuditLog
 from opafence.budget.estimate import Estimate, estimate, usage_of
-from opafence.budget.ledger import Figures, Hold, Ledger, LedgerError, LedgerUnavailable
 from opafence.budget.prices import Price, PriceTable
+from opafence.budget.spend_ledger import Figures, Hold, Ledger, LedgerError, LedgerUnavailable
 from opafence.config import BudgetsConfig
 from opafence.decision import Monitor, Reason
 from opafence.errors import FIXES, BridgeError

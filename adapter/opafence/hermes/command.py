@@ -95,7 +95,7 @@ def run(fence: Fence, raw_args: str) -> str:
     store = fence.store
     gateway = shared_process(fence)
     if words == ["budget"]:
-        from opafence.budget.status import budget_status
+        from opafence.hermes.budget_status import budget_status
 
         live = sorted(store.live(), key=lambda r: r.last_active) if store is not None and not gateway else []
         return "\n".join([*head, *budget_status(fence, None if gateway or not live else live[-1].key)])

@@ -8,9 +8,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from opafence import audit_targets
-from opafence.audit import arg_digests
-from opafence.audit_targets import TargetsMode
+from opafence.audit import redaction as audit_targets
+from opafence.audit.redaction import TargetsMode
+from opafence.audit.trail import arg_digests
 from opafence.decision import Decision
 from opafence.hermes.call import ToolCall, Turn
 from opafence.hermes.host_flags import HostFlags

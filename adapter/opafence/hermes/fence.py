@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from opafence.audit import AuditError, AuditLog
+from opafence.audit.trail import AuditError, AuditLog
 from opafence.config import Config, ConfigError, config_path, load_config
 from opafence.decision import Decision, block
 from opafence.errors import BridgeError
@@ -28,15 +28,15 @@ from opafence.hermes.hostview import HostView
 from opafence.hermes.notices import Notices
 from opafence.hermes.store import Decided, SessionStore, TaskRecord
 from opafence.opa.bridge import Bridge
-from opafence.paths import ensure_private_dir, state_dir
 from opafence.pipeline import Judged, compile_turn, judge_call, note_ran
 from opafence.printable import lockdown_status, printable
 from opafence.provenance.record import await_result, settle_result
 from opafence.provenance.record import describe as describe_targets
 from opafence.session import reads_secret
+from opafence.state_files import ensure_private_dir, state_dir
 
 if TYPE_CHECKING:
-    from opafence.budget.hooks import BudgetHooks
+    from opafence.hermes.budget_hooks import BudgetHooks
 
 log = logging.getLogger("opafence.plugin")
 
@@ -74,7 +74,7 @@ class Fence:
         self._lockdown_told = threading.Event()  # the reason goes to stderr and the trail once
         self._executing = threading.local()
         self._last_sweep = time.monotonic()
-        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (budget/hooks.py)
+        self.budgets: BudgetHooks | None = None  # spend caps, delegation limits (hermes/budget_hooks.py)
 
     # --- setup -----------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from opafence.hermes.host_flags import HostFlags
 from opafence.host import Host, canonical, code_dirs, default_workspace
 from opafence.inputs import protected_files
 from opafence.opa.bridge import Bridge
-from opafence.paths import hermes_home
+from opafence.state_files import hermes_home
 
 
 @dataclass

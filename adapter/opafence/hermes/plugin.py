@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from opafence.budget.hooks import BudgetHooks
 from opafence.hermes import command
+from opafence.hermes.budget_hooks import BudgetHooks
 from opafence.hermes.fence import Fence
 from opafence.printable import lockdown_status
 

@@ -26,12 +26,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from opafence.errors import OpafenceError
-from opafence.paths import ensure_private_dir, write_private_file
 from opafence.policy import SCHEMA_VERSION as POLICY_SCHEMA_VERSION
 from opafence.policy import Prohibition, TaskPolicy, fallback_policy
 from opafence.provenance import journal
 from opafence.provenance.ledger import DEFAULT_MAX_VALUES, ValueLedger
 from opafence.session import SessionFacts
+from opafence.state_files import ensure_private_dir, write_private_file
 
 log = logging.getLogger("opafence.store")
 

@@ -16,12 +16,14 @@ from typing import Literal
 
 from opafence.config import CompilerConfig
 from opafence.host import Host
-from opafence.intent import delegation, rules
+from opafence.intent import delegation
 from opafence.intent import harden as hd
 from opafence.intent.catalogue import Catalogue, service_words
 from opafence.intent.draft import Draft, DraftBounds, DraftGrant, DraftProhibition, Note, Reading
 from opafence.intent.llm import LLMCompiler, LLMError
 from opafence.intent.prohibit import read_prohibitions
+from opafence.intent.rules.analysis import Analysis, analyze
+from opafence.intent.rules.compiler import compile_rules
 from opafence.intent.split import Split, split_message
 from opafence.policy import Bounds, Budgets, DroppedGrant, Grant, Prohibition, TaskPolicy
 
@@ -140,7 +142,7 @@ def _lift_temporary(
     kept: list[Prohibition] = []
     for p in policy.prohibitions:
         lifted_by = next(
-            (g for g in grants if p.id in policy.temporary and not p.keywords and hd._covers(p, g.class_)),
+            (g for g in grants if p.id in policy.temporary and not p.keywords and hd.covers(p, g.class_)),
             None,
         )
         if lifted_by is not None:
@@ -158,7 +160,7 @@ CompiledBy = Literal["rules", "llm", "fallback"]
 
 def _draft(
     split: Split,
-    analysis: rules.Analysis,
+    analysis: Analysis,
     cfg: CompilerConfig,
     out: Compiled,
     tools: Catalogue | None = None,
@@ -178,7 +180,7 @@ def _draft(
             if cfg.on_failure != "rules":
                 raise
             out.events.append("falling back to the offline rules compiler")
-    draft, notes = rules.compile_rules(split, analysis, service_words(tools))
+    draft, notes = compile_rules(split, analysis, service_words(tools))
     out.notes.extend(notes)
     return draft, "rules"
 
@@ -205,7 +207,7 @@ def compile_explained(
         out.split = split
         for block in split.data:
             out.notes.append(Note(block.text[:120], "data", f"{block.kind}: kept as data, grants nothing"))
-        analysis = rules.analyze(split.instruction)
+        analysis = analyze(split.instruction)
         draft, compiled_by = _draft(split, analysis, cfg, out, tools)
         hardened = hd.harden(draft, analysis, text, reading, host, message_index, tools)
         out.notes.extend(hardened.notes)
@@ -360,7 +362,7 @@ def _fallback(
         for g in policy.grants:
             policy.dropped.append(
                 DroppedGrant(
-                    grant=hd._grant_summary(g),
+                    grant=hd.grant_summary(g),
                     reason="the compile failed: read-only fallback",
                     message=message_index,
                 )

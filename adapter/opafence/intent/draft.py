@@ -52,7 +52,7 @@ class DraftGrant(DraftModel):
     # Derived by hardening from the quote (remember / skill / schedule), never taken from a draft.
     words: list[str] = Field(default_factory=list, max_length=400)
     # Derived by hardening from a conditional's condition ("if it is under $200, pay it"), never
-    # taken from a draft: the action is granted only under it (intent/rules.py, conditions).
+    # taken from a draft: the action is granted only under it (intent/rules/analysis.py, conditions).
     conditional: bool = False
     max_amount: float | None = None
     days: list[str] = Field(default_factory=list, max_length=7)

@@ -3,8 +3,8 @@ what was kept out as data, and what hardening dropped and why."""
 
 from __future__ import annotations
 
-from opafence.intent import rules
 from opafence.intent.compile import Compiled
+from opafence.intent.rules.analysis import analyze
 from opafence.policy import Grant
 
 # The tools a grant's capability binds to when it names none (Rego: lib/grants.rego, classify/).
@@ -138,7 +138,7 @@ def _by_sentence(c: Compiled) -> list[str]:
     text = c.split.instruction if c.split is not None else p.instruction
     if not text:
         return []
-    a = rules.analyze(text)
+    a = analyze(text)
     spans: dict[int, tuple[int, int]] = {}
     for cl in a.clauses:
         lo, hi = spans.get(cl.sentence, (cl.start, cl.end))

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from opafence.intent import rules
 from opafence.intent import text as tx
 from opafence.intent.draft import DraftGrant
 from opafence.intent.lexicon import words
+from opafence.intent.rules.clause import VerbClause
 
 # Objects that live in a repository: a grant on them is bounded by the repositories it names.
 REPO_OBJECTS = frozenset(
@@ -53,7 +53,7 @@ _CELL_SPAN = frozenset(words("to through thru until -"))
 
 
 def bounds(
-    g: DraftGrant, clauses: Sequence[rules._Clause], sentence: Sequence[tx.Token]
+    g: DraftGrant, clauses: Sequence[VerbClause], sentence: Sequence[tx.Token]
 ) -> tuple[list[str], list[str], list[str]]:
     """The repos, states and cells grant g's words name (each empty when they name none).
 
@@ -99,7 +99,7 @@ def repos_named(toks: Sequence[tx.Token]) -> list[str]:
     return out
 
 
-def states_named(clauses: Sequence[rules._Clause]) -> list[str]:
+def states_named(clauses: Sequence[VerbClause]) -> list[str]:
     """The states a state verb's clause sends an issue to: "move it to In Progress", "mark it as
     done", "transition PAY-90 in Jira to In Review", "move the card to the Done column"."""
     out: list[str] = []
@@ -128,7 +128,7 @@ def states_named(clauses: Sequence[rules._Clause]) -> list[str]:
     return out
 
 
-def cells_named(clauses: Sequence[rules._Clause]) -> list[str]:
+def cells_named(clauses: Sequence[VerbClause]) -> list[str]:
     """Cells and ranges in A1 notation after "cell", "cells" or "range": "cell B7" -> B7,
     "cells B2 to B10" -> B2:B10, "range A1:C5" -> A1:C5, "cells B2 and C4" -> B2, C4."""
     out: list[str] = []

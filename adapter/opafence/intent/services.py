@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from opafence.intent.draft import DraftGrant
 
 if TYPE_CHECKING:
-    from opafence.intent.rules import _Clause
+    from opafence.intent.rules.clause import VerbClause
 
 
 def words(s: str) -> list[str]:
@@ -114,25 +114,26 @@ class Reading:
     people: bool = True  # the people named are whom it reaches (not so for "move my call with x")
 
 
-def _named(c: _Clause) -> bool:
+def _named(c: VerbClause) -> bool:
     """Does the clause name a service (the lexicon's, or a server of the session's tools)?"""
-    from opafence.intent import rules
+    from opafence.intent.rules.objects import services_of
 
-    if rules._services(c):
+    if services_of(c):
         return True
     return any(t.norm.split(".")[0] in c.services for t in c.toks if not t.literal)
 
 
-def _issue_ref(c: _Clause) -> bool:
+def _issue_ref(c: VerbClause) -> bool:
     return any(_ISSUE_KEY.match(t.core) for t in c.obj if not t.literal) or bool(
         _ISSUE_NUMBER.search(c.clause.text)
     )
 
 
-def reading(c: _Clause) -> Reading | None:
+def reading(c: VerbClause) -> Reading | None:
     """The service request one clause makes, or None when it makes none."""
-    from opafence.intent import rules
     from opafence.intent import text as tx
+    from opafence.intent.rules.clause import refers_back
+    from opafence.intent.rules.objects import objects_of, paths_in, recipients_of
 
     lem, ws, obj = c.lemma, c.words, c.obj
     first = obj[0].norm if obj else ""
@@ -140,7 +141,7 @@ def reading(c: _Clause) -> Reading | None:
     # "comment on issue 77, then close it", "if ENG-502 is unassigned, assign it to @noor": what
     # the object points back to, or what the condition names
     around = {t.norm for t in c.condition if not t.literal}
-    if rules.refers_back(c) or (c.toks and c.toks[0].norm in ("and", "then") and c.i > 0):
+    if refers_back(c) or (c.toks and c.toks[0].norm in ("and", "then") and c.i > 0):
         # "... PR 1204 in acme/web and leave a review": what the joined clause before names
         around |= {t.norm for t in c.before if not t.literal}
     issue = (
@@ -149,13 +150,13 @@ def reading(c: _Clause) -> Reading | None:
         or any(_ISSUE_KEY.match(w) for w in around)
         or bool(_ISSUE_NUMBER.search(" ".join(sorted(around))))
     )
-    files = [p for p in rules._paths(obj) if not (issue and _REPO.match(p) and "." not in p.split("/")[-1])]
+    files = [p for p in paths_in(obj) if not (issue and _REPO.match(p) and "." not in p.split("/")[-1])]
     if files and not named:
         return None  # a file: the file rules decide ("acme/web" beside an issue is a repository)
-    recipients = rules._recipients(c)
+    recipients = recipients_of(c)
     events = bool(ws & EVENT_WORDS)
     docs = bool(ws & DOC_WORDS)
-    objects = rules.objects_of(obj, lem)
+    objects = objects_of(obj, lem)
     issue = issue or "pull_request" in objects
     docs_words = DOC_WORDS | CHAT_WORDS
 
@@ -260,9 +261,9 @@ def reading(c: _Clause) -> Reading | None:
         )
     if lem in ("close", "resolve") and issue and ws & {"note", "comment", "message"}:
         return Reading("publish", ["close", "create"], ["issue", "comment"])
-    if lem in ("close", "resolve", "reopen") and issue and rules.refers_back(c):
+    if lem in ("close", "resolve", "reopen") and issue and refers_back(c):
         # "comment on issue 77 ..., then close it"
-        kinds = [o for o in rules.objects_of(c.before, lem) if o in ("issue", "pull_request")] or ["issue"]
+        kinds = [o for o in objects_of(c.before, lem) if o in ("issue", "pull_request")] or ["issue"]
         return Reading("publish", ["reopen" if lem == "reopen" else "close"], kinds)
     # documents
     new_doc = {"document", "page", "spreadsheet"} & set(objects)
@@ -293,30 +294,31 @@ def reading(c: _Clause) -> Reading | None:
     return None
 
 
-def service_request(c: _Clause) -> list[DraftGrant] | None:
+def service_request(c: VerbClause) -> list[DraftGrant] | None:
     """The grants of a request to act through a service, or None when it is none."""
-    from opafence.intent import rules
+    from opafence.intent.rules.grant import access_of, make_grant, publish_grant
+    from opafence.intent.rules.objects import recipients_of
 
     r = reading(c)
     if r is None:
         return None
-    recipients = rules._recipients(c)
+    recipients = recipients_of(c)
     out: list[DraftGrant] = []
     for kind in (r.kind, *r.also):
         if kind == "send":
-            out.append(rules._grant(c, "COMMUNICATION", "send", recipients=recipients))
+            out.append(make_grant(c, "COMMUNICATION", "send", recipients=recipients))
         elif kind == "pay":
-            out.append(rules._grant(c, "FINANCIAL", "pay", recipients=recipients))
+            out.append(make_grant(c, "FINANCIAL", "pay", recipients=recipients))
         elif kind == "publish" and r.kind == "share":
-            g = rules._publish(c)
+            g = publish_grant(c)
             g.operations, g.objects = list(r.operations), list(r.objects or [])
             out.append(g)
         elif kind == "share":
             out.append(
-                rules._grant(c, "PERMISSION_CHANGE", "share", recipients=recipients, access=rules._access(c))
+                make_grant(c, "PERMISSION_CHANGE", "share", recipients=recipients, access=access_of(c))
             )
         elif kind == "publish":
-            g = rules._publish(c)
+            g = publish_grant(c)
             g.operations = list(r.operations)
             if r.objects is not None:
                 g.objects = list(r.objects)

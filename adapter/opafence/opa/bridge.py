@@ -27,7 +27,7 @@ from opafence.opa.bundles import BundlePlan, BundleSpec, own_bundle_path, plan_b
 from opafence.opa.client import Endpoint, OpaClient, Transport
 from opafence.opa.pdp import LocalPdp
 from opafence.opa.server import LocalOpa
-from opafence.paths import ensure_private_dir, state_dir
+from opafence.state_files import ensure_private_dir, state_dir
 
 log = logging.getLogger("opafence.bridge")
 

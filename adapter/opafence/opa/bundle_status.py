@@ -20,12 +20,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from opafence.audit import canonical
-from opafence.bundle import org_roots_problem
+from opafence.audit.trail import canonical
 from opafence.errors import BridgeError
 from opafence.opa.bundles import BundleSpec
 from opafence.opa.client import Transport
-from opafence.paths import write_private_file
+from opafence.opa.own_bundle import org_roots_problem
+from opafence.state_files import write_private_file
 
 log = logging.getLogger("opafence.bundles")
 

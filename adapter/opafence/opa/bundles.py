@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from opafence import bundle as own_bundle
-from opafence.bundle import BundleError, org_roots_problem, read_manifest
 from opafence.config import BundleSigning, Config, DecisionLogs, OrgBundle
 from opafence.errors import BridgeError
+from opafence.opa import own_bundle
+from opafence.opa.own_bundle import BundleError, org_roots_problem, read_manifest
 
 OWN_BUNDLE = "opafence"
 SERVICE_PREFIX = "org-bundle-"

@@ -17,14 +17,14 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from opafence.bundle import BundleError, read_manifest
 from opafence.errors import BridgeError
 from opafence.opa.authz import authz_module, new_token
 from opafence.opa.binary import OpaBinary, file_sha256
 from opafence.opa.bundle_status import activated_at, bundle_error
 from opafence.opa.client import Endpoint, OpaClient
-from opafence.paths import ensure_private_dir, runtime_dir, write_private_file
+from opafence.opa.own_bundle import BundleError, read_manifest
 from opafence.rego_files import stage_bundle
+from opafence.state_files import ensure_private_dir, runtime_dir, write_private_file
 
 WATCHDOG = Path(__file__).resolve().with_name("watchdog.py")
 # OPA's answer once the system.authz module is gone.

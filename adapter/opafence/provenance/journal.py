@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from opafence.paths import write_all, write_private_file
+from opafence.state_files import write_all, write_private_file
 
 SUFFIX = ".values"
 # Rewrite when the file holds this many more digests than twice what the ledger keeps, or

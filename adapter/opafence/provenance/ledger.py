@@ -23,6 +23,7 @@ from typing import Any
 
 from opafence.provenance import values as v
 from opafence.provenance.journal import JournalState
+from opafence.provenance.normalize import Value
 from opafence.provenance.targets import Target
 
 DEFAULT_MAX_VALUES = 50_000
@@ -126,7 +127,7 @@ class ValueLedger:
 
     # --- recording ----------------------------------------------------------------------
 
-    def add_user(self, found: Iterable[v.Value]) -> None:
+    def add_user(self, found: Iterable[Value]) -> None:
         """Values of the owner's own words (or configured identity): never untrusted."""
         digest, user = self.digest, self.user
         new = [d for d in {digest(kind, value) for kind, value in found} if d not in user]
@@ -134,7 +135,7 @@ class ValueLedger:
         if new and self.journaled:
             self.journal.pending.append({"k": "u", "d": new})
 
-    def add_untrusted(self, found: Iterable[v.Value], source: Mapping[str, Any]) -> int:
+    def add_untrusted(self, found: Iterable[Value], source: Mapping[str, Any]) -> int:
         """Record values of untrusted content from one source; returns how many were new."""
         src: dict[str, Any] | None = None
         if len(self.sources) >= MAX_SOURCES:

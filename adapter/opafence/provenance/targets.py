@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from opafence.provenance import normalize
 from opafence.provenance import values as v
 
 MAX_TARGETS = 64
@@ -61,27 +62,27 @@ def call_targets(
             out[(kind, value)] = {"kind": kind, "value": value, "arg": arg}
 
     for r in facts.get("recipients", []):
-        e = v.norm_email(str(r.get("address", "")))
+        e = normalize.norm_email(str(r.get("address", "")))
         add("email", e, str(r.get("field", "")))
     for u in facts.get("urls", []):
         if str(u.get("arg", "")).lower() in _SKIP_ARGS:
             continue  # a link in a message body is content, not where the call goes
-        h = v.norm_domain(str(u.get("host", "")))
+        h = normalize.norm_domain(str(u.get("host", "")))
         if h:
             add("host", h, str(u.get("arg", "")))
-            add("domain", v.registrable(h), str(u.get("arg", "")))
+            add("domain", normalize.registrable(h), str(u.get("arg", "")))
     for p in facts.get("paths", []):
-        add("path", v.norm_path(str(p.get("path", "")), home), str(p.get("arg", "")))
+        add("path", normalize.norm_path(str(p.get("path", "")), home), str(p.get("arg", "")))
     shell = facts.get("shell")
     if isinstance(shell, Mapping):
         for c in shell.get("commands", []):
             for op in c.get("operand_paths", []):
-                add("path", v.norm_path(str(op), home), "command")
+                add("path", normalize.norm_path(str(op), home), "command")
             for red in c.get("redirects", []):
-                add("path", v.norm_path(str(red.get("path", "")), home), "command")
+                add("path", normalize.norm_path(str(red.get("path", "")), home), "command")
     command = args.get("command")
     if isinstance(command, str) and tool in ("terminal", "process"):
-        add("command", v.norm_command(command), "command")
+        add("command", normalize.norm_command(command), "command")
         for kind, value in v.scan_text(command, home):
             if kind == "package":
                 add(kind, value, "command")
@@ -89,15 +90,15 @@ def call_targets(
         text = s.strip()
         if not text or len(text) > 2048:
             continue
-        iban = v.norm_iban(text)
+        iban = normalize.norm_iban(text)
         if iban:
             add("iban", iban, key)
-            add("number", v.norm_digits(iban[4:]), key)
+            add("number", normalize.norm_digits(iban[4:]), key)
             continue
         if _NUMBER_ARGS.search(key):
-            digits = v.norm_digits(text)
+            digits = normalize.norm_digits(text)
             if 7 <= len(digits) <= 34 and len(digits) * 2 >= len(text.replace(" ", "")):
                 add("number", digits, key)
         if _HANDLE_ARGS.match(key) and "@" not in text[1:] and _ID_LIKE.match(text):
-            add("handle", v.norm_handle(text), key)
+            add("handle", normalize.norm_handle(text), key)
     return list(out.values())
