@@ -15,9 +15,9 @@ from pydantic import ValidationError
 
 from opafence.decision import Decision, block
 from opafence.errors import BridgeError
-from opafence.facts import build_facts
-from opafence.inputs import decision_input, facts_context
+from opafence.inputs import facts_context
 from opafence.judge import Judge
+from opafence.pipeline import judge_call
 from opafence.provenance.record import describe_target
 
 TraceLevel = Literal["notes", "fails", "full"]
@@ -44,28 +44,28 @@ def explain_call(
     the call's targets their provenance."""
     state = judge.open_task(f"explain-{uuid.uuid4().hex[:12]}", message)
     out: dict[str, Any] = {"tool": tool, "policy": state.policy.to_opa_data()}
+    explanation: dict[str, Any] = {}
+
+    def traced(doc: dict[str, Any]) -> Decision:
+        # A trace is for a person reading it, not the hot path: OPA may take its time.
+        try:
+            answer = judge.bridge.query(doc, trace_params(trace), TRACE_TIMEOUT_S if trace else None)
+            decision = Decision.model_validate(answer["result"])
+        except BridgeError as e:
+            return block(e.code, e.detail)
+        except ValidationError as e:
+            return block("OPA_BAD_RESULT", str(e.errors()[0]["msg"]))
+        if trace is not None:
+            explanation["explanation"] = answer.get("explanation", [])
+        return decision
+
     try:
         for c in before:
             judge.judge(state, str(c.get("tool", "")), dict(c.get("args", {})), result=c.get("result"))
-        try:
-            facts = build_facts(tool, args, facts_context(judge.host, judge.identities))
-            doc = decision_input(state.key, tool, args, "", state.session, judge.host, facts)
-        except Exception as e:  # the facts builder must not raise; if it does, that is a block
-            decision = block("FACTS_ERROR", type(e).__name__)
-            out.update(_decision(decision), facts={}, input={})
-            return out
-        out.update(facts=facts, input=doc)
-        try:
-            # A trace is for a person reading it, not the hot path: OPA may take its time.
-            answer = judge.bridge.query(doc, trace_params(trace), TRACE_TIMEOUT_S if trace else None)
-            decision = Decision.model_validate(answer["result"])
-            if trace is not None:
-                out["explanation"] = answer.get("explanation", [])
-        except BridgeError as e:
-            decision = block(e.code, e.detail)
-        except ValidationError as e:
-            decision = block("OPA_BAD_RESULT", str(e.errors()[0]["msg"]))
-        out.update(_decision(decision))
+        context = facts_context(judge.host, judge.identities)
+        judged = judge_call(judge.bridge, state, tool, args, "", judge.host, context, prepare=traced)
+        out.update(facts=judged.facts, input=judged.input, **explanation)
+        out.update(_decision(judged.decision))
         return out
     finally:
         judge.close_task(state)

@@ -71,11 +71,11 @@ def test_the_terminal_home_is_the_home_the_facts_use(hermes: Harness, profile_ho
     out = json.loads(hermes.call("terminal", {"command": "echo $HOME"}, session, "c1"))
     assert out.get("output", "").strip() == str(profile_home), out  # what the terminal really uses
     fence = hermes.fence
-    assert fence.facts_context().home == str(profile_home)
-    assert fence.homes.others == (real_home,)
-    facts = build_facts("terminal", {"command": "cat ~/.ssh/id_rsa"}, fence.facts_context())
+    assert fence.view.facts_context().home == str(profile_home)
+    assert fence.view.homes.others == (real_home,)
+    facts = build_facts("terminal", {"command": "cat ~/.ssh/id_rsa"}, fence.view.facts_context())
     assert facts["shell"]["commands"][0]["operand_paths"] == [f"{profile_home}/.ssh/id_rsa"]
-    assert fence.host(host_flags.detect(), "cli").to_input()["other_homes"] == [real_home]
+    assert fence.view.host(host_flags.detect(), "cli", fence.bridge).to_input()["other_homes"] == [real_home]
 
 
 def test_both_homes_are_protected(hermes: Harness, profile_home: Path) -> None:

@@ -99,7 +99,7 @@ class BudgetHooks:
 
     @staticmethod
     def call_key(task: str, call_id: str, args: Any) -> str:
-        from opafence.hermes.fence import args_hash, snapshot
+        from opafence.hermes.call import args_hash, snapshot
 
         return f"{task}:{call_id}" if call_id else f"{task}:h:{args_hash(snapshot(args))}"
 

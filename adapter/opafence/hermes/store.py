@@ -1,4 +1,5 @@
-"""The plugin's session store: the only mutable state opafence keeps, behind one lock.
+"""The plugin's session store: the only mutable state opafence keeps, behind one lock
+(callers go through `transaction`, never the lock itself).
 
 A task is a Hermes session. Sub-agents and execute_code calls map to their parent's task.
 Policy, session facts and grants persist in the state directory (0600), so a resumed session
@@ -17,6 +18,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,6 +286,23 @@ class SessionStore:
             rec.platform = platform
             self._tasks[key] = rec
             return rec
+
+    def get_or_create(self, session_id: str, owner: str, platform: str) -> TaskRecord:
+        """The live task of a root session, or a new one (read-only until a message compiles)."""
+        with self._lock:
+            rec = self.get(session_id)
+            return rec if rec is not None else self.create(session_id, owner=owner, platform=platform)
+
+    @contextlib.contextmanager
+    def transaction(
+        self, rec: TaskRecord, *, save: bool = True, durable: bool = False
+    ) -> Iterator[TaskRecord]:
+        """Read or change a task with no other thread in it (Hermes calls hooks from several
+        threads); with `save`, persist it once the block is done (not when the block raised)."""
+        with self._lock:
+            yield rec
+            if save:
+                self.save(rec, durable=durable)
 
     def live(self) -> list[TaskRecord]:
         with self._lock:

@@ -8,6 +8,8 @@ wide way; anyone else's message can only narrow."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -25,6 +27,8 @@ from opafence.intent.rules.analysis import Analysis, analyze
 from opafence.intent.rules.compiler import compile_rules
 from opafence.intent.split import Split, split_message
 from opafence.policy import Bounds, Budgets, DroppedGrant, Grant, Prohibition, TaskPolicy
+
+log = logging.getLogger("opafence.intent")
 
 
 @dataclass
@@ -380,11 +384,19 @@ def _fallback(
         policy.read_only = policy.read_only or reading.read_only
         return policy
     except Exception:
-        # Even building the fallback failed: the bare read-only policy, no state carried over.
-        policy = TaskPolicy(task=task, owner=owner, compiled_by="fallback", budgets=Budgets())
-        if previous is not None:
-            policy.revision = previous.revision + 1
-        return policy
+        return _last_resort(previous, task=task, owner=owner)
+
+
+def _last_resort(previous: TaskPolicy | None, *, task: str, owner: str) -> TaskPolicy:
+    """Even the fallback failed: the bare read-only policy, with only the earlier prohibitions
+    carried over (if even they cannot be, none: it grants nothing either way)."""
+    log.exception("opafence: compiling the task policy failed; using the read-only fallback")
+    policy = TaskPolicy(task=task, owner=owner, compiled_by="fallback", budgets=Budgets())
+    if previous is not None:
+        policy.revision = previous.revision + 1
+        with contextlib.suppress(Exception):
+            policy.prohibitions = list(previous.prohibitions)
+    return policy
 
 
 def compile_message(
@@ -399,17 +411,22 @@ def compile_message(
     tools: Catalogue | None = None,
 ) -> TaskPolicy:
     """The policy after the owner's message number message_index (1-based), its service grants
-    bound to the session's tools when they are known (intent/catalogue.py). Never raises."""
-    return compile_explained(
-        message,
-        task=task,
-        host=host,
-        owner=owner,
-        previous=previous,
-        message_index=message_index,
-        config=config,
-        tools=tools,
-    ).policy
+    bound to the session's tools when they are known (intent/catalogue.py). Never raises: this
+    is the one place a failure turns into the read-only fallback (the plugin and replay both
+    call it through pipeline.py)."""
+    try:
+        return compile_explained(
+            message,
+            task=task,
+            host=host,
+            owner=owner,
+            previous=previous,
+            message_index=message_index,
+            config=config,
+            tools=tools,
+        ).policy
+    except Exception:
+        return _last_resort(previous, task=task, owner=owner)
 
 
 __all__ = ["Compiled", "compile_explained", "compile_message"]
