@@ -38,8 +38,6 @@ LONG_FILES = {
     "opafence/guards/self_protection/self_protection.rego": 1019,
     "opafence/guards/secrets/secrets.rego": 971,
     "opafence/guards/common/common.rego": 714,
-    "opafence/classify/shell/special.rego": 645,
-    "opafence/classify/shell/shell.rego": 658,
     "opafence/taint/taint.rego": 603,
     "opafence/guards/destruction/destruction.rego": 586,
     "opafence/task/task.rego": 573,

@@ -131,7 +131,7 @@ class_covered(c) if {
 
 action_covered(a) if {
 	some g in usable_grants
-	grants.covers(g, a, ctx)
+	covers(g, a, ctx)
 }
 
 action_covered(a) if override_allows(a.class)
@@ -143,7 +143,7 @@ covering contains g.id if {
 	some c in authorized
 	some a in classify.actions_by_class[c]
 	some g in usable_grants
-	grants.covers(g, a, ctx)
+	covers(g, a, ctx)
 }
 
 unauthorized contains c if {
@@ -506,7 +506,7 @@ conditional_classes := {"DELETE", "PERMISSION_CHANGE"}
 unconditionally_covered(a) if {
 	some g in usable_grants
 	g.conditional != true
-	grants.covers(g, a, ctx)
+	covers(g, a, ctx)
 }
 
 unconditionally_covered(a) if override_allows(a.class)

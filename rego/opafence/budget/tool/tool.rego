@@ -10,7 +10,6 @@
 package opafence.budget.tool
 
 import data.opafence.classify
-import data.opafence.lib.grants
 import data.opafence.lib.reason
 import data.opafence.task
 
@@ -85,7 +84,7 @@ _exhausted contains [c, g] if {
 	some g in task.grant_list
 	g.id in task.spent
 	every a in acts {
-		grants.covers(g, a, task.ctx)
+		task.covers(g, a, task.ctx)
 	}
 }
 

@@ -2,6 +2,7 @@ package opafence.classify.ops_test
 
 import data.opafence.classify
 import data.opafence.lib.grants
+import data.opafence.task
 import data.opafence.testing.cmdx
 import data.opafence.testing.command
 import data.opafence.testing.mcp_input
@@ -124,12 +125,12 @@ test_operate_coverage if {
 	bad == []
 }
 
-covered(g, a) if grants.covers(g, a, ctx)
+covered(g, a) if task.covers(g, a, ctx)
 
 else := false
 
 # An action the classifier did not read as an operation is never covered.
 test_operate_needs_an_operation if {
 	a := object.remove(op_action({}), {"operate"})
-	not grants.covers(restart_api, a, ctx)
+	not task.covers(restart_api, a, ctx)
 }

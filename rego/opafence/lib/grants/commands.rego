@@ -1,8 +1,7 @@
-package opafence.lib.grants
-
 # Grant coverage, commands (grants.rego's covers takes them): a command grant covers its command
 # run as named, and a literal command the user named also covers that very command's other
 # actions (its deletes, writes, sends).
+package opafence.lib.grants
 
 import data.opafence.lib.paths
 

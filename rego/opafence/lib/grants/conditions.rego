@@ -1,8 +1,7 @@
-package opafence.lib.grants
-
 # Grant coverage, a grant's conditions on the call's arguments (grants.rego's covers takes them):
 # the amounts, days and references a conditional or a refund named, operations on named objects
 # (classify/ops), and an approval that only a grant asking to approve covers.
+package opafence.lib.grants
 
 # --- the bounds of a conditional's condition ------------------------------------------------------
 

@@ -5,9 +5,10 @@
 #   class and capability match and every target lies inside every non-empty bound the grant
 #   carries. Outside the workspace a path needs a literal path grant. A literal command the
 #   user named (run_command) also covers the other actions of that very command, run as named.
+#   task/coverage.rego joins these bounds with what an MCP tool's name says (classify/mcp):
+#   lib knows no classification.
 package opafence.lib.grants
 
-import data.opafence.classify.mcp
 import data.opafence.lib.named
 import data.opafence.lib.paths
 import data.opafence.lib.runner
@@ -30,9 +31,13 @@ defaults := {
 normalize(g) := object.union(defaults, g)
 
 # METADATA
-# title: covers
-# description: "True when grant g covers action a; ctx holds the workspace (list) and the tool name."
-covers(g, a, ctx) if {
+# title: targets_ok
+# description: |
+#   The first half of grant g's bounds on action a (task/coverage.rego's covers takes them in
+#   order, with what an MCP tool's name says between the halves): the class and capability
+#   match and a's paths, recipients, domains, command, packages and tool lie inside g's bounds;
+#   ctx holds the workspace (list), the tool name and the call's commands.
+targets_ok(g, a, ctx) if {
 	g.class == a.class
 	capability_ok(g, a)
 	paths_ok(g, a, ctx.workspace)
@@ -41,9 +46,15 @@ covers(g, a, ctx) if {
 	commands_ok(g, a, ctx)
 	packages_ok(g, a)
 	tools_ok(g, ctx.tool)
-	objects_ok(g, ctx)
-	operations_ok(g, a, ctx)
-	access_ok(g, a, ctx)
+}
+
+# METADATA
+# title: call_ok
+# description: |
+#   The second half of grant g's bounds on action a: runners and pushes from the workspace, the
+#   words the owner dictated, a condition's amounts, days and refs, operations on named objects,
+#   approvals, and the repositories, states, cells and git operations the grant names.
+call_ok(g, a, ctx) if {
 	runner_ok(g, a, ctx)
 	push_ok(g, a, ctx)
 	words_ok(g, ctx)
@@ -58,8 +69,12 @@ covers(g, a, ctx) if {
 	named.git_ok(g, a)
 }
 
-# The actions of a literal command besides running it (its deletes, writes, sends ...).
-covers(g, a, ctx) if {
+# METADATA
+# title: literal_action_ok
+# description: |
+#   Grant g, a literal command the user named (run_command), covers action a of that very
+#   command besides running it (its deletes, writes, sends ...), run as named.
+literal_action_ok(g, a, ctx) if {
 	g.class == "EXECUTION"
 	g.capability == "run_command"
 	a.class in literal_classes
@@ -192,97 +207,10 @@ tools_ok(g, tool) if {
 	glob.match(pattern, [], tool)
 }
 
-# --- objects, kinds of action, access -------------------------------------------------------------
-
 # METADATA
-# title: objects_ok
-# description: |
-#   A grant that names objects (an issue, a pull request, an event ...) covers an MCP tool only
-#   when the head noun of its name is one of them; another tool only through its domain bound.
-objects_ok(g, _) if count(g.objects) == 0
-
-# An operate grant's objects are kinds (deployment, service, container): operate_ok reads them.
-objects_ok(g, _) if g.capability == "operate"
-
-objects_ok(g, ctx) if {
-	count(g.objects) > 0
-	g.capability != "operate"
-	mcp_tool(ctx)
-	mcp.head_object in {o | some o in g.objects}
-}
-
-objects_ok(g, ctx) if {
-	count(g.objects) > 0
-	g.capability != "operate"
-	not mcp_tool(ctx)
-	count(g.domains) > 0
-}
-
-# What an MCP tool's name acts on and how is read from data.opafence.classify.mcp, only for
-# grants that ask (most calls never compute it).
+# title: mcp_tool
+# description: True when the call's tool is an MCP server's (its name says what it acts on and how).
 mcp_tool(ctx) if startswith(ctx.tool, "mcp__")
-
-# METADATA
-# title: operations_ok
-# description: |
-#   A grant that names kinds of action (create, update, close, merge, publish, delete) covers an
-#   MCP tool only when every verb of that class in its name is of a kind the grant covers
-#   (verbs data operation_covers); another tool only through its domain bound.
-operations_ok(g, _, _) if count(g.operations) == 0
-
-operations_ok(g, _, _) if g.capability == "operate"
-
-# A commit grant that names kinds of action ("back out commit c0ffee1": revert) covers only git
-# subcommands of those kinds, not an amend or a reset beside it.
-operations_ok(g, a, _) if {
-	g.capability == "commit"
-	count(g.operations) > 0
-	count(a.argv) > 1
-	a.argv[0] == "git"
-	named.git_subcommand(a.argv) in {o | some o in g.operations}
-}
-
-operations_ok(g, a, ctx) if {
-	count(g.operations) > 0
-	not g.capability in {"operate", "commit"}
-	mcp_tool(ctx)
-	kinds := object.get(mcp.name_operations, a.class, set())
-	count(kinds) > 0
-	granted := {k | some o in g.operations; some k in data.opafence.classify.verbs.operation_covers[o]}
-	every k in kinds {
-		k in granted
-	}
-}
-
-operations_ok(g, _, ctx) if {
-	count(g.operations) > 0
-	not g.capability in {"operate", "commit"}
-	not mcp_tool(ctx)
-	count(g.domains) > 0
-}
-
-# METADATA
-# title: access_ok
-# description: |
-#   A share grant gives the people it names the access it says (read unless the user asked for
-#   more): a role argument above it, or a grantee that is a domain or anyone, is not covered.
-access_ok(_, a, _) if a.class != "PERMISSION_CHANGE"
-
-access_ok(g, a, _) if {
-	a.class == "PERMISSION_CHANGE"
-	g.capability != "share"
-}
-
-access_ok(g, a, ctx) if {
-	a.class == "PERMISSION_CHANGE"
-	g.capability == "share"
-	mcp_tool(ctx)
-	mcp.open_grantee == false
-	granted := {l | some l in object.get(data.opafence.classify.mcp.access_covers, g.access, [])}
-	every level in mcp.access_levels {
-		level in granted
-	}
-}
 
 # Runners: the tests, the build, the linter, the dev server, the migrations and the virtualenv
 # of this project, not code from another directory.

@@ -1,7 +1,6 @@
-package opafence.lib.grants
-
 # Grant coverage, words (grants.rego's covers takes them): a note, a skill, a job or typed text the
 # owner dictated, and the commits a commit grant named.
+package opafence.lib.grants
 
 # --- words: a note, a skill, a job the owner dictated ----------------------------------------------
 
