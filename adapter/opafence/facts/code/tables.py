@@ -5,17 +5,13 @@ a new kind of behaviour needs its handler module too (kinds.py dispatches by the
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
+
+from opafence.facts.package_data import read_table
 
 
 def _load(family: str) -> dict[str, Any]:
-    text = (
-        resources.files("opafence.facts.code").joinpath("data", f"{family}.json").read_text(encoding="utf-8")
-    )
-    data: dict[str, Any] = json.loads(text)
-    return data
+    return read_table("opafence.facts.code", family)
 
 
 _MODULES = _load("modules")

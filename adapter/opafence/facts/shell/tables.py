@@ -9,18 +9,16 @@ modules (facts.code too) import the names from here.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
+from opafence.facts.package_data import read_table
 from opafence.facts.shell.model import Field
 
 
 def _load(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.files(__package__).joinpath("data", name).read_text("utf-8"))
-    return data
+    return read_table("opafence.facts.shell", name)
 
 
 def _words(values: list[str]) -> frozenset[str]:
@@ -33,7 +31,7 @@ def _tuples(table: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
 
 # --- interpreters.json --------------------------------------------------------------------
 
-_interp = _load("interpreters.json")
+_interp = _load("interpreters")
 SHELLS = _words(_interp["shells"])
 PYTHON = re.compile(_interp["python_pattern"])  # python, python3.12, pypy3 ...
 NODES = _words(_interp["nodes"])
@@ -72,14 +70,14 @@ def _wrap_spec(raw: dict[str, Any]) -> WrapSpec:
     )
 
 
-_wrap = _load("wrappers.json")
+_wrap = _load("wrappers")
 # `env` is handled specially (-S, -C, -u, assignments); the others by their WrapSpec
 WRAPPERS = {name: _wrap_spec(raw) for name, raw in _wrap["wrappers"].items()}
 BODY_C: dict[str, str] = dict(_wrap["body_c"])  # su -c BODY, runuser -c, script -c, flock -c, sg -c
 
 # --- programs.json ------------------------------------------------------------------------
 
-_prog = _load("programs.json")
+_prog = _load("programs")
 # Options whose value is a command line the program runs (through a shell), per program:
 # kind "shell"; "tar_action" for --checkpoint-action=exec=CMD; "attached" when the value is
 # optional and so only counts attached (`--html=CMD`). The order of a program's options is
@@ -119,7 +117,7 @@ def triggered(trigger: tuple[frozenset[str], tuple[str, ...]], argv: list[Field]
 
 # --- git.json -----------------------------------------------------------------------------
 
-_git = _load("git.json")
+_git = _load("git")
 # git settings whose value is a command git runs (through a shell) ...
 GIT_EXEC_KEY = re.compile("(?i)^(?:" + "|".join(_git["exec_keys"]) + ")$")
 # ... and settings that point git at files or hooks we cannot see
@@ -128,7 +126,7 @@ GIT_VALUE_OPTIONS = _words(_git["value_options"])
 
 # --- environment.json ---------------------------------------------------------------------
 
-_env = _load("environment.json")
+_env = _load("environment")
 # Environment variables a program reads as a command line (run through a shell), a file it
 # sources, a library it loads, or options that may load code; ENV only for sh/dash/ksh
 # ("shell_if"), where it names a file sourced at start.
